@@ -1,0 +1,64 @@
+"""Input checks shared by the whole package.
+
+Every public entry point validates before doing any work, and every error
+names the parameter and the allowed range (principle 5 of the design card).
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["check_epsilon", "check_int", "check_fraction", "check_frequencies", "check_rng"]
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """A privacy budget: a finite real number > 0."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
+        raise TypeError(f"{name} must be a finite real number > 0, got {epsilon!r}")
+    e = float(epsilon)
+    if not math.isfinite(e) or e <= 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {epsilon!r}")
+    return e
+
+
+def check_int(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer in ``[lo, hi]`` (either bound may be open-ended with None)."""
+    rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer in {rng}, got {value!r}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer in {rng}, got {v}")
+    return v
+
+
+def check_fraction(value, name: str, *, open_low: bool = True, open_high: bool = True) -> float:
+    """A real number in (0, 1), with closed ends on request."""
+    lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
+    msg = f"{name} must be a real number in {lo}0, 1{hi}, got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(msg)
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or v > 1 or (open_low and v == 0) or (open_high and v == 1):
+        raise ValueError(msg)
+    return v
+
+
+def check_frequencies(freqs, name: str = "frequencies", *, atol: float = 1e-9) -> np.ndarray:
+    """A probability vector: finite, non-negative, summing to 1 (within atol)."""
+    f = np.asarray(freqs, dtype=float)
+    if f.ndim != 1 or f.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D frequency vector")
+    if not np.all(np.isfinite(f)) or np.any(f < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    s = f.sum()
+    if abs(s - 1.0) > atol:
+        raise ValueError(f"{name} must sum to 1 (a distribution), sums to {s:.6g}")
+    return f
+
+
+def check_rng(rng) -> np.random.Generator:
+    """SPEC 7: None, an int seed, a SeedSequence, a BitGenerator or a Generator."""
+    return np.random.default_rng(rng)
