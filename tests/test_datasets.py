@@ -1,0 +1,346 @@
+"""Tests of ldp.datasets: the Dataset tally, the generators, the URL stand-in, AOL loading."""
+from __future__ import annotations
+
+import collections
+import gzip
+import hashlib
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ldp import datasets as D
+from ldp.values import decode, from_ints, to_ints
+
+REPO = Path(D.__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+
+
+# --------------------------------------------------------------------------------------
+# Dataset tally and ranking
+# --------------------------------------------------------------------------------------
+
+def test_tally_and_ranking_small_example():
+    ds = D.Dataset.from_values(np.array([5, 3, 5, 7, 3, 5, 9], dtype=np.uint64), m=4, name="toy")
+    assert (ds.n, ds.m, ds.n_distinct, len(ds)) == (7, 4, 4, 7)
+    np.testing.assert_array_equal(ds.distinct, [3, 5, 7, 9])
+    np.testing.assert_array_equal(ds.distinct_counts, [2, 3, 1, 1])
+    np.testing.assert_array_equal(ds.counts, ds.distinct_counts)
+    np.testing.assert_array_equal(ds.distinct[ds.user_index], ds.values)
+    # ties (7 and 9, one user each) broken by value ascending
+    np.testing.assert_array_equal(ds.ranked_values, [5, 3, 7, 9])
+    np.testing.assert_array_equal(ds.ranked_counts, [3, 2, 1, 1])
+    np.testing.assert_array_equal(ds.top(3), [5, 3, 7])
+    np.testing.assert_array_equal(ds.top_counts(2), [3, 2])
+    assert not ds.top_is_tied(2) and ds.top_is_tied(3)
+    assert ds.frequencies.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(ds.top_frequencies(1), [3 / 7])
+    np.testing.assert_array_equal(ds.count_of(np.array([5, 4, 9, 0, 15], dtype=np.uint64)), [3, 0, 1, 0, 0])
+    assert ds.count_of(5) == 3 and ds.count_of(4) == 0
+    assert ds.frequency_of(3) == pytest.approx(2 / 7)
+    np.testing.assert_array_equal(ds.index_of([9, 8]), [3, -1])
+    np.testing.assert_array_equal(ds.above(2 / 7), [5, 3])
+    assert ds.top(0).shape == (0,)
+    with pytest.raises(ValueError, match="k must be"):
+        ds.top(5)
+    with pytest.raises(ValueError, match="values must hold values"):
+        ds.count_of([16])
+
+
+def test_values_are_read_only_and_input_untouched():
+    raw = np.array([1, 2, 2], dtype=np.uint64)
+    ds = D.Dataset.from_values(raw, m=2)
+    assert raw.flags.writeable
+    assert not ds.values.flags.writeable
+    assert not ds.distinct.flags.writeable and not ds.user_index.flags.writeable
+    with pytest.raises(ValueError, match="m must be"):
+        D.Dataset.from_values(raw, m=0)
+
+
+@pytest.mark.parametrize("m", [65, 130, 160])
+def test_tally_wide_values_matches_python_ints(m):
+    rng = np.random.default_rng(7)
+    pool = [int(x) for x in rng.integers(0, 2 ** 62, size=40)]
+    pool = [(p << (m - 62)) | int(rng.integers(0, 2 ** 20)) for p in pool]  # spread over the words
+    pool += [0, 1, (1 << m) - 1, 1 << 64]  # edge values: zero, one, all ones, a word boundary
+    ints = [pool[i] for i in rng.integers(0, len(pool), size=2000)]
+    ds = D.Dataset.from_values(from_ints(ints, m), m)
+    counter = collections.Counter(ints)
+    assert to_ints(ds.distinct) == sorted(counter)
+    np.testing.assert_array_equal(ds.distinct_counts, [counter[v] for v in sorted(counter)])
+    expected_rank = sorted(counter, key=lambda v: (-counter[v], v))
+    assert to_ints(ds.ranked_values) == expected_rank
+    np.testing.assert_array_equal(ds.distinct[ds.user_index], ds.values)
+    absent = [v + 1 for v in pool if v + 1 not in counter and v + 1 < (1 << m)][:5]
+    q = from_ints(list(counter)[:5] + absent, m)
+    np.testing.assert_array_equal(ds.count_of(q), [counter[v] for v in list(counter)[:5]] + [0] * len(absent))
+    # byte-string keys sort like lexsort over the words (numeric order)
+    keys = D._keys(ds.values)
+    np.testing.assert_array_equal(np.argsort(keys, kind="stable"), np.lexsort(ds.values.T[::-1]))
+
+
+def test_from_counts():
+    vals = np.array([40, 10, 30, 20], dtype=np.uint64)
+    counts = np.array([1, 3, 0, 2])
+    a = D.Dataset.from_counts(vals, counts, 8, "c", rng=3)
+    b = D.Dataset.from_counts(vals, counts, 8, "c", rng=3)
+    c = D.Dataset.from_counts(vals, counts, 8, "c", rng=4)
+    assert a.n == 6 and a.n_distinct == 3  # the zero count is dropped
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.distinct, [10, 20, 40])
+    np.testing.assert_array_equal(a.distinct_counts, [3, 2, 1])
+    np.testing.assert_array_equal(a.distinct[a.user_index], a.values)
+    # the tally given equals the one recomputed from the users
+    re_ = D.Dataset.from_values(c.values, 8)
+    np.testing.assert_array_equal(re_.distinct_counts, c.distinct_counts)
+    plain = D.Dataset.from_counts(vals, counts, 8, shuffle=False)
+    np.testing.assert_array_equal(plain.values, [40, 10, 10, 10, 20, 20])
+    with pytest.raises(ValueError, match="distinct"):
+        D.Dataset.from_counts(np.array([1, 1], dtype=np.uint64), [1, 2], 8)
+    with pytest.raises(ValueError, match="negative"):
+        D.Dataset.from_counts(vals, [1, -1, 0, 0], 8)
+    with pytest.raises(ValueError, match="one count per distinct value"):
+        D.Dataset.from_counts(vals, [1, 2], 8)
+    with pytest.raises(ValueError, match="at least 1"):
+        D.Dataset.from_counts(vals, [0, 0, 0, 0], 8)
+
+
+def test_shuffle_reproducible_by_seed():
+    vals = np.arange(50, dtype=np.uint64)
+    counts = np.full(50, 20)
+    a = D.Dataset.from_counts(vals, counts, 8, rng=1).values
+    b = D.Dataset.from_counts(vals, counts, 8, rng=1).values
+    c = D.Dataset.from_counts(vals, counts, 8, rng=2).values
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_prefix_tally_and_describe():
+    ds = D.zipf(5000, m=20, n_distinct=300, rng=5)
+    for length in (1, 7, 20):
+        p, c = ds.prefix_tally(length)
+        direct = collections.Counter(int(v) >> (20 - length) for v in ds.values)
+        assert [int(x) for x in p] == sorted(direct)
+        np.testing.assert_array_equal(c, [direct[int(x)] for x in p])
+    info = ds.describe()
+    assert info["n"] == 5000 and info["m"] == 20 and info["distinct"] == ds.n_distinct
+    assert info["f@1"] == pytest.approx(ds.ranked_frequencies[0])
+    assert list(ds.to_frame(3)["count"]) == list(ds.ranked_counts[:3])
+
+
+# --------------------------------------------------------------------------------------
+# random values and synthetic generators
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("m,k", [(8, 256), (16, 5000), (64, 20000), (160, 5000)])
+def test_random_distinct_values(m, k):
+    v = D.random_distinct_values(k, m, rng=11)
+    ds = D.Dataset.from_values(v, m)  # also checks the width
+    assert ds.n_distinct == k
+    np.testing.assert_array_equal(v, D.random_distinct_values(k, m, rng=11))
+    assert not np.array_equal(v, D.random_distinct_values(k, m, rng=12))
+    if m == 8:  # the whole domain, in random order
+        np.testing.assert_array_equal(np.sort(v), np.arange(256))
+    with pytest.raises(ValueError, match="n_values"):
+        D.random_distinct_values(2 ** 8 + 1, 8)
+
+
+def test_zipf_sizes_and_reproducibility():
+    a = D.zipf(20000, m=32, rng=0)
+    assert (a.n, a.m, a.name) == (20000, 32, "zipf")
+    assert a.params["support"] == 2 ** 16
+    np.testing.assert_array_equal(a.values, D.zipf(20000, m=32, rng=0).values)
+    assert not np.array_equal(a.values, D.zipf(20000, m=32, rng=1).values)
+    small = D.zipf(1000, m=8, rng=0)
+    assert small.params["support"] == 256
+    with pytest.raises(ValueError, match="n_distinct"):
+        D.zipf(1000, m=8, n_distinct=300)
+    with pytest.raises(ValueError, match="sampling"):
+        D.zipf(1000, sampling="exact")
+    with pytest.raises(ValueError, match="s must be"):
+        D.zipf(1000, s=0)
+
+
+def test_zipf_frequencies_and_drop_top():
+    f = D.zipf_frequencies(1000, 1.5)
+    np.testing.assert_allclose(f[1:] / f[:-1], (np.arange(1, 1000) / np.arange(2, 1001)) ** 1.5)
+    g = D.zipf_frequencies(1000, 1.5, drop_top=20)
+    h = D.zipf_frequencies(1020, 1.5)[20:]
+    np.testing.assert_allclose(g, h / h.sum())  # ranks 21.. kept and renormalised
+    assert g.sum() == pytest.approx(1.0)
+    n = 100_000
+    r = D.zipf(n, m=16, drop_top=20, sampling="rounded", rng=2)
+    assert r.name == "zipf(-20)" and r.n == n
+    expect = n * D.zipf_frequencies(2 ** 16, 1.5, 20)
+    # largest-remainder rounding: every count within 1 of n f_j, ranks preserved at the head
+    np.testing.assert_array_less(np.abs(r.ranked_counts[:50] - expect[:50]), 1.0 + 1e-9)
+    assert r.ranked_counts[0] == pytest.approx(n * 21 ** -1.5 / (np.arange(21, 2 ** 16 + 21) ** -1.5).sum(), abs=1)
+
+
+def test_zipf_multinomial_head_within_5_sigma():
+    n = 200_000
+    ds = D.zipf(n, m=64, rng=9)
+    f = ds.params["rank_frequencies"]
+    for j in range(3):  # head ranks are far apart: the j-th count estimates n f_j
+        sd = math.sqrt(n * f[j] * (1 - f[j]))
+        assert abs(ds.ranked_counts[j] - n * f[j]) < 5 * sd
+
+
+def test_exponential_calibration():
+    # section 6.2.3: theta = 0.023 "is around frequency of the 16-th most frequent value"
+    ds = D.exponential(rng=0)
+    assert (ds.n, ds.m, ds.name) == (10 ** 6, 64, "exponential")
+    f = ds.params["rank_frequencies"]
+    assert ds.params["support"] == 415 == len(f)
+    assert abs(f[15] - 0.023) < 0.0005  # the paper's 0.023 is rounded to 3 decimals
+    assert f[15] == pytest.approx((1 - math.exp(-0.05)) * math.exp(-0.75), rel=1e-6)
+    np.testing.assert_allclose(f[1:] / f[:-1], math.exp(-0.05))  # geometric
+    sd = math.sqrt(ds.n * f[15] * (1 - f[15]))
+    assert abs(ds.ranked_counts[15] - ds.n * f[15]) < 5 * sd
+    assert abs(D.exponential_frequencies(100)[15] - 0.023) < 0.0005  # RAPPOR's 100-value cut
+    np.testing.assert_array_equal(ds.values, D.exponential(rng=0).values)
+    assert not np.array_equal(ds.values, D.exponential(rng=1).values)
+
+
+# --------------------------------------------------------------------------------------
+# URL stand-in
+# --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def url0():
+    return D.url(0)
+
+
+def test_url_floor_calibration(url0):
+    # targets: 1.16 million visits, 27,000 distinct sites in a slice; stated tolerance 0.5 %
+    assert url0.m == 160 and url0.nbytes == 20 and url0.name == "url"
+    assert abs(url0.n / 1.16e6 - 1) < 0.005
+    assert abs(url0.n_distinct / 27_000 - 1) < 0.005
+    assert url0.params["stand_in"] is True
+
+
+def test_url_values_are_domain_like_and_reproducible(url0):
+    names = url0.decode(url0.distinct)
+    assert len(set(names)) == url0.n_distinct
+    pat = re.compile(r"^[a-z0-9]+(\.[a-z]+)+$")
+    assert all(pat.match(s) and len(s.encode()) <= 20 for s in names)
+    again = D.url(0)
+    np.testing.assert_array_equal(url0.values, again.values)
+    other = D.url(1)
+    assert not np.array_equal(url0.ranked_values[:10], other.ranked_values[:10])
+    np.testing.assert_array_equal(url0.ranked_counts, other.ranked_counts)  # floor slicing: counts fixed
+
+
+def test_url_binomial_calibration_within_5_sigma():
+    ds = D.url(3, slicing="binomial")
+    a, T = D.URL_CALIBRATION["binomial"]
+    w = np.arange(1, 80_001, dtype=float) ** -a
+    M = np.rint(T * w / w.sum())
+    p = 1 / 8640
+    mean_n, sd_n = (M * p).sum(), math.sqrt((M * p * (1 - p)).sum())
+    q = 1 - (1 - p) ** M  # P(site visited in the slot)
+    mean_d, sd_d = q.sum(), math.sqrt((q * (1 - q)).sum())
+    assert abs(mean_n / 1.16e6 - 1) < 0.005 and abs(mean_d / 27_000 - 1) < 0.005
+    assert abs(ds.n - mean_n) < 5 * sd_n
+    assert abs(ds.n_distinct - mean_d) < 5 * sd_d
+    with pytest.raises(ValueError, match="slicing"):
+        D.url(0, slicing="round")
+
+
+# --------------------------------------------------------------------------------------
+# AOL
+# --------------------------------------------------------------------------------------
+
+def _aol_dir() -> Path:
+    """The folder holding the real tally, or skip (fail in CI when the shared folder exists)."""
+    places = [Path(p) for p in [os.environ.get("LDP_DATA_DIR")] if p] + [REPO / "data", SHARED]
+    for p in places:
+        if (p / D.AOL_FILENAME).is_file():
+            return p
+    if os.environ.get("CI") == "true" and SHARED.is_dir():
+        pytest.fail(f"CI: {D.AOL_FILENAME} missing from {SHARED}")
+    pytest.skip(f"AOL tally not found in {[str(p) for p in places]}; run `make data`")
+
+
+def test_aol_facts():
+    d = _aol_dir()
+    ds = D.aol(d)
+    assert (ds.n, ds.n_distinct, ds.m, ds.nbytes) == (D.AOL_USERS, D.AOL_DISTINCT, 48, 6)
+    assert (ds.n, ds.n_distinct) == (657_427, 120_978)
+    assert ds.decode(ds.top(1), strip=False) == ["-     "]  # AOL's empty-query placeholder
+    assert ds.top_counts(3).tolist() == [18720, 12292, 6132]
+    assert ds.decode(ds.top(3)) == ["-", "google", "myspac"]
+    raw = decode(ds.distinct, 6, strip=False, as_bytes=True)
+    assert sum(any(c > 127 for c in b) for b in raw) == 19  # non-ASCII bytes kept
+    assert D.aol(d) is ds  # memoised
+    other = D.aol(d, rng=1)
+    assert not np.array_equal(other.values, ds.values)
+    np.testing.assert_array_equal(other.distinct_counts, ds.distinct_counts)
+    assert ds.params["sha256"] == D.AOL_SHA256
+
+
+def test_aol_lookup_order(tmp_path, monkeypatch):
+    d = _aol_dir()
+    monkeypatch.setattr(D, "_default_data_dir", lambda: tmp_path / "none")
+    monkeypatch.setenv("LDP_DATA_DIR", str(d))
+    assert D.find_aol() == d / D.AOL_FILENAME
+    (tmp_path / "none").mkdir()
+    fake = tmp_path / "none" / D.AOL_FILENAME
+    fake.write_bytes(gzip.compress(b"abcdef\t2\n"))
+    assert D.find_aol() == fake  # the project data/ folder comes before LDP_DATA_DIR
+    assert D.find_aol(d) == d / D.AOL_FILENAME  # an explicit folder comes first
+
+
+def test_aol_missing_file_error(tmp_path, monkeypatch):
+    with pytest.raises(D.DataFileNotFoundError) as err:
+        D.aol(tmp_path / "nothing.txt.gz")
+    assert isinstance(err.value, FileNotFoundError)
+    msg = str(err.value)
+    assert "make data" in msg and D.AOL_URL in msg and "LDP_DATA_DIR" in msg
+    monkeypatch.setattr(D, "_default_data_dir", lambda: tmp_path)
+    monkeypatch.delenv("LDP_DATA_DIR", raising=False)
+    with pytest.raises(FileNotFoundError, match="make data"):
+        D.aol()
+
+
+def test_aol_bad_checksum_and_parsing(tmp_path):
+    body = b"-     \t5\nab\tcd \t2\ncaf\xc3\xa9 \t1\n"  # a tab inside a query; non-ASCII bytes
+    fake = tmp_path / D.AOL_FILENAME
+    fake.write_bytes(gzip.compress(body))
+    with pytest.raises(D.ChecksumError) as err:
+        D.aol(fake)
+    assert isinstance(err.value, ValueError)
+    assert D.AOL_SHA256 in str(err.value) and "make data" in str(err.value)
+    ds = D.aol(fake, verify=False)
+    assert (ds.n, ds.n_distinct, ds.m) == (8, 3, 48)
+    got = dict(zip(decode(ds.distinct, 6, strip=False, as_bytes=True), ds.distinct_counts.tolist()))
+    assert got == {b"-     ": 5, b"ab\tcd ": 2, b"caf\xc3\xa9 ": 1}
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(gzip.compress(b"abcde\t3\n"))
+    with pytest.raises(D.DataFormatError, match="6-byte"):
+        D.aol(bad, verify=False)
+
+
+def test_fetch_aol_verifies_and_is_atomic(tmp_path, capsys):
+    fake = tmp_path / "fake.gz"
+    fake.write_bytes(gzip.compress(b"abcdef\t1\n"))
+    dest = tmp_path / "dest"
+    with pytest.raises(D.ChecksumError):
+        D.fetch_aol(dest, url=fake.as_uri())
+    assert list(dest.iterdir()) == []  # nothing kept, no partial file
+    with pytest.raises(D.DownloadError):
+        D.fetch_aol(dest, url=(tmp_path / "absent.gz").as_uri())
+    assert D.main(["fetch", "aol", "--dest", str(dest), "--url", (tmp_path / "absent.gz").as_uri()]) != 0
+    assert "could not download" in capsys.readouterr().err
+    d = _aol_dir()
+    src = d / D.AOL_FILENAME
+    assert D.main(["fetch", "aol", "--dest", str(dest), "--url", str(src)]) == 0
+    target = dest / D.AOL_FILENAME
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == D.AOL_SHA256
+    assert "saved" in capsys.readouterr().out
+    assert D.main(["fetch", "aol", "--dest", str(dest)]) == 0  # present: no download
+    assert "already present" in capsys.readouterr().out
+    assert D.fetch_aol(dest) == target
