@@ -26,8 +26,13 @@ def generated_dir() -> Path:
 
 
 def figures_dir() -> Path:
-    """Where figure files (SVG and PDF) are written: ``<root>/_generated/figures``."""
-    return generated_dir() / "figures"
+    """Where figure files (SVG and PDF) are written.
+
+    ``$LDP_FIGURE_DIR`` when set (the notebook runner sets it per build mode),
+    else ``<root>/_generated/figures``.
+    """
+    env = os.environ.get("LDP_FIGURE_DIR")
+    return Path(env).resolve() if env else generated_dir() / "figures"
 
 
 def cache_dir() -> Path:

@@ -38,23 +38,28 @@ def use_style() -> None:
         "lines.markersize": 4,
         "svg.fonttype": "none",
         "pdf.fonttype": 42,
+        "svg.hashsalt": "ldp",  # reproducible SVG ids
     })
 
 
 def save_figure(fig, name: str, *, folder: str | Path | None = None,
-                formats: tuple[str, ...] = ("svg", "pdf")) -> dict[str, Path]:
+                formats: tuple[str, ...] = ("svg", "pdf"), close: bool = True) -> dict[str, Path]:
     """Save ``fig`` as ``<folder>/<name>.<fmt>`` for each format, atomically.
 
     Returns the written paths by format.  ``folder`` defaults to
-    :func:`ldp.paths.figures_dir`.
+    :func:`ldp.paths.figures_dir`.  The figure is closed afterwards (so the
+    notebook shows it only through the book's ``{figure}`` directive) unless
+    ``close=False``.
     """
     folder = Path(folder) if folder is not None else figures_dir()
     out = {}
     for fmt in formats:
         target = folder / f"{name}.{fmt}"
         with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt)
+            fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata={"Date": None} if fmt != "png" else None)
         out[fmt] = target
+    if close:
+        plt.close(fig)
     return out
 
 

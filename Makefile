@@ -1,0 +1,98 @@
+# The two commands:  make book   (build the Jupyter Book, paper settings)
+#                    make test   (quick book build + the whole test suite)
+# Everything else is set up on demand from the package registries (PyPI, npm).
+#
+# Variables: QUICK=1 (small settings), JOBS=2 (notebooks in parallel),
+#            PYTEST_WORKERS=2, PYTEST_ARGS='-m "not slow"', FORCE=1 (re-execute
+#            notebooks whose inputs did not change), PYTHON=python3.11 (venv base).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+QUICK ?= 0
+JOBS ?= 2
+FORCE ?= 0
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS ?=
+
+SETUP_STAMP := $(VENV)/.ldp-setup.stamp
+PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --no-input --progress-bar off -q
+# pip configurations that list absent local indexes print one line per package
+PIP_NOISE := is ignored: it is neither a file nor a directory
+MATHJAX_STAMP := book/_static/mathjax/VERSION
+
+truthy = $(filter 1 true yes on TRUE YES,$(1))
+RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call truthy,$(FORCE)),--force)
+
+export JUPYTER_PLATFORM_DIRS := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: help setup mathjax notebooks html book test data clean distclean
+
+help:
+	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
+	@echo "make book QUICK=1  same with small, fast settings"
+	@echo "make test          quick book build, then the whole test suite (pytest)"
+	@echo "make data          fetch the AOL data set (see README)"
+	@echo "make clean         remove _build/ and _generated/ (keeps .venv, node_modules)"
+	@echo "make distclean     also remove .venv/, node_modules/ and the local MathJax"
+
+# --- set-up ----------------------------------------------------------------
+# (Re)installs when requirements.txt or pyproject.toml change.
+$(SETUP_STAMP): requirements.txt pyproject.toml
+	@if [ ! -x "$(PY)" ]; then \
+	    command -v "$(PYTHON)" >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required; set PYTHON=...)" >&2; exit 1; }; \
+	    echo "[setup] creating $(VENV) with $(PYTHON)"; \
+	    "$(PYTHON)" -m venv "$(VENV)"; \
+	fi
+	@echo "[setup] installing requirements.txt into $(VENV)"
+	$(PIP_INSTALL) -r requirements.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	$(PY) -m ipykernel install --sys-prefix --name ldp --display-name "Python 3 (ldp)" >/dev/null
+	@touch $@
+
+setup: $(SETUP_STAMP)
+
+# MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
+$(MATHJAX_STAMP): package.json package-lock.json scripts/fetch_mathjax.sh
+	bash scripts/fetch_mathjax.sh
+
+mathjax: $(MATHJAX_STAMP)
+
+# --- the book --------------------------------------------------------------
+notebooks: setup
+	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
+
+html: setup mathjax
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
+
+book: setup mathjax
+	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
+	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"
+
+# --- tests -----------------------------------------------------------------
+# The browser tests check the quick build, so it is made first. pytest's exit
+# status is make's; "no tests collected" (status 5) is reported and fails.
+test: setup mathjax
+	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
+	@status=0; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
+	exit $$status
+
+# --- data ------------------------------------------------------------------
+data: setup
+	$(PY) -m ldp.datasets fetch aol
+
+# --- cleaning --------------------------------------------------------------
+clean:
+	rm -rf _build _generated
+
+distclean: clean
+	rm -rf $(VENV) node_modules book/_static/mathjax .pytest_cache

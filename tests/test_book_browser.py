@@ -1,0 +1,291 @@
+"""Open every page of the built book in headless Chromium and check what a reader sees.
+
+The book is built by ``make test`` (``make book QUICK=1``) before pytest runs; these
+tests never build it themselves. They serve ``_build/html`` from a local HTTP
+server on 127.0.0.1 and check, on every page listed in ``_toc.yml``:
+
+- the page loads (no error title, the main article has text);
+- every image in the article has loaded with a non-zero size (``naturalWidth``);
+- math is typeset by the local MathJax (``mjx-container`` elements for each math
+  node, no raw ``\\(``, ``\\[`` or ``$$`` left in the text);
+- the browser fetched nothing from outside the local server and logged no errors.
+
+Under ``CI=true`` a missing browser or a missing build is a failure; elsewhere the
+tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+pytestmark = pytest.mark.browser
+
+
+def _unavailable(reason: str) -> None:
+    """Fail under CI, skip (visibly, with the reason) elsewhere."""
+    if IN_CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def toc_pages() -> list[str]:
+    """Document names listed in _toc.yml (root first), e.g. ``book/intro``."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    walk(toc.get("sections"))
+    return [str(Path(p).with_suffix("")) if p.endswith((".md", ".ipynb")) else p for p in pages]
+
+
+PAGES = toc_pages()
+
+
+# --------------------------------------------------------------------------- #
+# fixtures
+# --------------------------------------------------------------------------- #
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    if not (HTML / "index.html").is_file():
+        _unavailable(f"no built book in {HTML}: run `make book QUICK=1` (make test does)")
+    return HTML
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built_book: Path):
+    handler = functools.partial(_QuietHandler, directory=str(built_book))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
+        _unavailable(
+            f"{CHROMIUM} or {CHROMEDRIVER} missing: apt-get install chromium chromium-driver"
+        )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager: never download
+    profile = tempfile.mkdtemp(prefix="ldp-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--window-size=1280,1000",
+        f"--user-data-dir={profile}",
+    ):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    driver.set_page_load_timeout(120)
+    driver.set_script_timeout(120)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- #
+# page inspection (JavaScript run in the page)
+# --------------------------------------------------------------------------- #
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const finish = () => done(window.MathJax && MathJax.startup ? 'typeset' : 'no-mathjax');
+if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+  MathJax.startup.promise.then(finish, (e) => done('error: ' + e));
+} else if (document.readyState !== 'complete') {
+  window.addEventListener('load', () => setTimeout(() => {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(finish, (e) => done('error: ' + e));
+    } else { finish(); }
+  }, 0));
+} else { finish(); }
+"""
+
+INSPECT = """
+const article = document.querySelector('article.bd-article, main, [role=main]');
+const visibleText = (root) => {
+  // text outside code, scripts and MathJax's own output
+  const clone = root.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, mjx-container, .highlight')
+       .forEach((el) => el.remove());
+  return clone.textContent;
+};
+const imgs = article ? Array.from(article.querySelectorAll('img')) : [];
+const figSvgs = article ? Array.from(article.querySelectorAll('figure svg, .cell_output svg'))
+                                .filter((s) => !s.closest('mjx-container')) : [];
+const mathNodes = article ? article.querySelectorAll('.math') : [];
+return {
+  title: document.title,
+  articleText: article ? article.textContent.trim().length : -1,
+  images: imgs.map((im) => ({src: im.getAttribute('src'), complete: im.complete,
+                              naturalWidth: im.naturalWidth,
+                              width: im.getBoundingClientRect().width,
+                              height: im.getBoundingClientRect().height})),
+  svgs: figSvgs.map((s) => ({w: s.getBoundingClientRect().width,
+                              h: s.getBoundingClientRect().height})),
+  mathNodes: mathNodes.length,
+  mathUntypeset: Array.from(mathNodes).filter((n) => !n.querySelector('mjx-container'))
+                      .map((n) => n.textContent.slice(0, 80)),
+  mjx: document.querySelectorAll('mjx-container').length,
+  mjxZero: Array.from(document.querySelectorAll('mjx-container'))
+                .filter((c) => c.getBoundingClientRect().width <= 0).length,
+  rawText: article ? visibleText(article) : '',
+  resources: performance.getEntriesByType('resource').map((e) => e.name),
+};
+"""
+
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$")
+
+
+def open_page(browser, url: str) -> dict:
+    browser.get(url)
+    state = browser.execute_async_script(WAIT_FOR_MATHJAX)
+    assert not str(state).startswith("error"), f"MathJax failed on {url}: {state}"
+    info = browser.execute_script(INSPECT)
+    info["mathjax"] = state
+    info["console"] = browser.get_log("browser")
+    return info
+
+
+# --------------------------------------------------------------------------- #
+# tests
+# --------------------------------------------------------------------------- #
+def test_every_toc_page_was_built(built_book: Path):
+    missing = [p for p in PAGES if not (built_book / f"{p}.html").is_file()]
+    assert not missing, f"pages in _toc.yml without HTML in {built_book}: {missing}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders(page: str, built_book: Path, server: str, browser):
+    if not (built_book / f"{page}.html").is_file():
+        pytest.fail(f"{page}.html was not built")
+    url = f"{server}/{page}.html"
+    info = open_page(browser, url)
+
+    # loads, with content
+    assert info["title"] and not re.search(r"\b(404|not found|error)\b", info["title"], re.I), (
+        f"{page}: bad title {info['title']!r}"
+    )
+    assert info["articleText"] > 50, f"{page}: main article missing or empty"
+
+    # figures and images
+    for im in info["images"]:
+        assert im["complete"] and im["naturalWidth"] > 0, f"{page}: image did not load: {im}"
+        assert im["width"] > 0 and im["height"] > 0, f"{page}: image has zero size: {im}"
+    for svg in info["svgs"]:
+        assert svg["w"] > 0 and svg["h"] > 0, f"{page}: inline SVG figure has zero size"
+
+    # math
+    if info["mathNodes"]:
+        assert info["mathjax"] == "typeset", f"{page}: has math but MathJax did not load"
+        assert not info["mathUntypeset"], f"{page}: math not typeset: {info['mathUntypeset']}"
+        assert info["mjx"] >= info["mathNodes"], f"{page}: {info['mjx']} typeset < {info['mathNodes']} math nodes"
+        assert info["mjxZero"] == 0, f"{page}: {info['mjxZero']} typeset formulas have zero width"
+    raw = RAW_TEX.findall(info["rawText"])
+    assert not raw, f"{page}: raw TeX delimiters left in the text: {raw[:5]}"
+
+    # nothing fetched from outside the local server; no console errors
+    foreign = [r for r in info["resources"] if not r.startswith((server, "data:", "blob:"))]
+    assert not foreign, f"{page}: fetched non-local resources: {foreign}"
+    errors = [
+        e for e in info["console"]
+        if e.get("level") == "SEVERE" and "favicon.ico" not in e.get("message", "")
+    ]
+    assert not errors, f"{page}: browser console errors: {errors}"
+
+
+def test_placeholder_figure_and_glue(built_book: Path, server: str, browser):
+    """The placeholder chapter's numbered figure, glued numbers and equation references."""
+    page = "_generated/notebooks/00_placeholder"
+    if page not in PAGES:
+        pytest.skip("placeholder chapter no longer in _toc.yml")
+    browser.get(f"{server}/{page}.html")
+    browser.execute_async_script(WAIT_FOR_MATHJAX)
+    caption = browser.execute_script(
+        "const f = document.querySelector('figure#fig-placeholder-rr');"
+        "return f ? f.querySelector('figcaption').textContent : null;"
+    )
+    assert caption is not None, "figure with :name: fig-placeholder-rr not rendered as <figure>"
+    assert caption.strip().startswith("Fig. 1"), f"figure is not numbered: {caption[:60]!r}"
+    pasted = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.pasted-text')).map(e => e.textContent)"
+    )
+    assert len(pasted) >= 4 and all(p.strip() for p in pasted), f"glued values missing: {pasted}"
+    eqrefs = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a.reference.internal span.eqno, "
+        "a.reference.internal')).filter(a => /^\\(\\d+\\)$/.test(a.textContent.trim())).length"
+    )
+    assert eqrefs >= 2, "equation references {eq} did not resolve to numbers"
+
+
+ABSOLUTE_URL = re.compile(r"""(?:src|href)\s*=\s*["'](https?:)?//""", re.I)
+RESOURCE_TAG = re.compile(r"<(script|img|iframe|source|link)\b[^>]*>", re.I)
+CSS_URL = re.compile(r"""url\(\s*["']?(https?:)?//""", re.I)
+
+
+def test_no_external_resources(built_book: Path):
+    """No page or stylesheet loads anything (MathJax, fonts, scripts) from another host.
+
+    Plain hyperlinks (``<a href="https://...">``) are allowed; resources are not.
+    """
+    offenders = []
+    for html in built_book.rglob("*.html"):
+        for tag in RESOURCE_TAG.finditer(html.read_text(encoding="utf-8", errors="replace")):
+            text = tag.group(0)
+            if tag.group(1).lower() == "link" and not re.search(
+                r"""rel\s*=\s*["'][^"']*(stylesheet|preload|icon|modulepreload|prefetch)""", text, re.I
+            ):
+                continue
+            if ABSOLUTE_URL.search(text):
+                offenders.append(f"{html.relative_to(built_book)}: {text[:120]}")
+    for css in (built_book / "_static").rglob("*.css"):
+        if CSS_URL.search(css.read_text(encoding="utf-8", errors="replace")):
+            offenders.append(f"{css.relative_to(built_book)}: url(http...)")
+    assert not offenders, "external resources:\n" + "\n".join(offenders)
+    mathjax = built_book / "_static" / "mathjax" / "tex-svg-full.js"
+    assert mathjax.is_file(), f"local MathJax missing: {mathjax}"
