@@ -1,0 +1,36 @@
+"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH.
+
+Every oracle has the same interface:
+
+* ``privatize(values, rng=None)`` -- what each user sends, as a
+  :class:`Reports` object (compact numpy arrays that record the oracle's
+  parameters; sliceable, concatenable, ``save``/``load`` to ``.npz``);
+* ``support(reports, candidates)`` -- the number of reports supporting each
+  candidate value (``int64``);
+* ``estimate(reports, candidates)`` -- unbiased counts
+  ``(I_v - n q) / (p - q)`` (paper eq. ``eqn:est``);
+* ``p``, ``q`` and ``variance(n)`` (paper eqs. ``var_grr``, ``var_olh``).
+
+OLH's aggregation runs in a compiled, multi-threaded numba kernel
+(:mod:`ldp.oracles._kernels`) over the strongly universal hash family of
+:mod:`ldp.oracles.hashing`.
+"""
+from .base import FrequencyOracle, Reports, concat_reports, load_reports
+from .grr import GRR, GRRReports
+from .olh import BLH, OLH, OLHReports, default_d_prime
+from .oue import OUE, OUEReports
+
+__all__ = [
+    "FrequencyOracle",
+    "Reports",
+    "GRR",
+    "GRRReports",
+    "OLH",
+    "BLH",
+    "OLHReports",
+    "OUE",
+    "OUEReports",
+    "load_reports",
+    "concat_reports",
+    "default_d_prime",
+]

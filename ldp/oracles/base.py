@@ -1,0 +1,411 @@
+"""Common machinery of the frequency oracles: report containers and the base class.
+
+A frequency oracle (paper section 2.2) is a pair of algorithms: ``privatize``
+(the paper's Perturb, run by each user) and ``support`` / ``estimate`` (the
+paper's Aggregate, run by the server).  :class:`Reports` holds exactly what
+the users send, plus the oracle parameters they were produced with, so that
+an aggregator can refuse reports from a differently configured oracle and
+reports can be written to disk and read back.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..validation import check_int, check_rng
+
+__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports"]
+
+_FORMAT_VERSION = 1
+_REGISTRY: dict[str, type["Reports"]] = {}
+
+
+def _format_params(params: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "kind")
+    return f"{params.get('kind', '?')}({inner})"
+
+
+class Reports:
+    """What the users of one oracle sent, as compact numpy arrays.
+
+    Subclasses name their per-user arrays in :attr:`fields`; every array has
+    one row per user.  A ``Reports`` object records the oracle parameters
+    (:attr:`params`) and supports ``len``, selection of a subset of users
+    with ``reports[index]`` (slice, integer array or boolean mask),
+    :meth:`concat`, :meth:`save` and :meth:`load`.
+    """
+
+    kind: ClassVar[str] = ""
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            _REGISTRY[cls.kind] = cls
+
+    def __init__(self, params: Mapping[str, Any], **arrays: np.ndarray):
+        params = dict(params)
+        if params.get("kind") != self.kind:
+            raise ValueError(f"params['kind'] must be {self.kind!r} for {type(self).__name__}, "
+                             f"got {params.get('kind')!r}")
+        missing = set(self.fields) - set(arrays)
+        extra = set(arrays) - set(self.fields)
+        if missing or extra:
+            raise ValueError(f"{type(self).__name__} needs arrays {self.fields}, got {tuple(arrays)}")
+        self._params = params
+        self._arrays = {}
+        n = None
+        for name in self.fields:
+            arr = np.asarray(arrays[name])
+            if arr.ndim == 0:
+                raise ValueError(f"report array {name!r} must have one row per user, got a scalar")
+            if n is None:
+                n = arr.shape[0]
+            elif arr.shape[0] != n:
+                raise ValueError(f"report arrays must have the same number of users: "
+                                 f"{self.fields[0]!r} has {n}, {name!r} has {arr.shape[0]}")
+            self._arrays[name] = arr
+        self._n = int(n or 0)
+        self._validate()
+
+    # subclasses check dtypes and ranges here
+    def _validate(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    # ------------------------------------------------------------ access
+    @property
+    def params(self) -> dict[str, Any]:
+        """The producing oracle's parameters (``kind``, ``epsilon``, ...)."""
+        return dict(self._params)
+
+    @property
+    def n(self) -> int:
+        """Number of users."""
+        return self._n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The per-user arrays by name (not copies)."""
+        return dict(self._arrays)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the users sent (sum of the arrays' sizes)."""
+        return int(sum(a.nbytes for a in self._arrays.values()))
+
+    def __getitem__(self, index) -> "Reports":
+        """The reports of a subset of users (slice, integer array or boolean mask)."""
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            i = int(index)
+            if not -self._n <= i < self._n:
+                raise IndexError(f"user index {i} out of range for {self._n} reports")
+            i %= self._n
+            index = slice(i, i + 1)
+        elif not isinstance(index, slice):
+            index = np.asarray(index)
+            if index.dtype == bool:
+                if index.shape != (self._n,):
+                    raise IndexError(f"boolean mask must have shape ({self._n},), got {index.shape}")
+            elif index.dtype.kind not in "iu" or index.ndim != 1:
+                raise IndexError("reports can be indexed by a slice, an integer, a 1-D integer array "
+                                 "or a boolean mask")
+        return type(self)(self._params, **{k: v[index] for k, v in self._arrays.items()})
+
+    def __iter__(self):
+        raise TypeError(f"{type(self).__name__} is not iterable; index it with a slice or mask")
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._params == other._params and all(
+            np.array_equal(self._arrays[k], other._arrays[k]) for k in self.fields)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self._n}, oracle={_format_params(self._params)})"
+
+    # ------------------------------------------------------------ combine
+    @classmethod
+    def concat(cls, parts: Sequence["Reports"]) -> "Reports":
+        """Concatenate reports of the same oracle (in the given order)."""
+        parts = list(parts)
+        if not parts:
+            raise ValueError("parts must contain at least one Reports object")
+        first = parts[0]
+        for p in parts:
+            if not isinstance(p, Reports) or type(p) is not type(first):
+                raise TypeError(f"parts must all be {type(first).__name__}, got {type(p).__name__}")
+            if p._params != first._params:
+                raise ValueError(f"cannot concatenate reports of different oracles: "
+                                 f"{_format_params(first._params)} and {_format_params(p._params)}")
+        arrays = {k: np.concatenate([p._arrays[k] for p in parts]) for k in first.fields}
+        return type(first)(first._params, **arrays)
+
+    # ------------------------------------------------------------ disk
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the reports to ``path`` as ``.npz``, atomically.
+
+        The file is written to a temporary file in the same directory and
+        moved into place with :func:`os.replace`, so a reader never sees a
+        partial file.  ``path`` is used as given (no suffix is added).
+        """
+        path = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        meta = {"format": _FORMAT_VERSION, "params": self._params}
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".reports-", suffix=".npz.tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, __meta__=np.array(json.dumps(meta)), **self._arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Reports":
+        """Read reports written by :meth:`save`.
+
+        Called on :class:`Reports` itself, returns the subclass recorded in
+        the file; called on a subclass, refuses files of another kind.
+        """
+        with np.load(os.fspath(path), allow_pickle=False) as f:
+            if "__meta__" not in f.files:
+                raise ValueError(f"{os.fspath(path)!r} is not a reports file (no metadata)")
+            meta = json.loads(str(f["__meta__"]))
+            if meta.get("format") != _FORMAT_VERSION:
+                raise ValueError(f"unsupported reports file format {meta.get('format')!r}")
+            params = meta["params"]
+            kind = params.get("kind")
+            target = _REGISTRY.get(kind)
+            if target is None:
+                raise ValueError(f"unknown report kind {kind!r} in {os.fspath(path)!r}")
+            if cls is not Reports and target is not cls:
+                raise ValueError(f"{os.fspath(path)!r} holds {kind} reports, not {cls.kind}")
+            arrays = {k: f[k] for k in target.fields}
+        return target(params, **arrays)
+
+
+def load_reports(path: str | os.PathLike) -> Reports:
+    """Read reports of any oracle from a file written by :meth:`Reports.save`."""
+    return Reports.load(path)
+
+
+def concat_reports(parts: Iterable[Reports]) -> Reports:
+    """Concatenate reports of one oracle; see :meth:`Reports.concat`."""
+    return Reports.concat(list(parts))
+
+
+# ------------------------------------------------------------------ GRR core
+def grr_perturb(true_index: np.ndarray, k: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Generalized randomized response on ``[k]`` (paper section 2.2.1).
+
+    Keeps each entry with probability ``p`` and otherwise replaces it by one
+    of the other ``k - 1`` values uniformly at random, so every other value
+    has probability ``(1 - p) / (k - 1)``.  The output law is
+    :func:`grr_pmf`.  Randomness: one uniform float and one uniform integer
+    in ``[0, k - 1)`` per entry, drawn in that order.
+    """
+    t = np.asarray(true_index, dtype=np.uint64)
+    n = t.shape[0]
+    keep = rng.random(n) < p
+    r = rng.integers(0, k - 1, size=n, dtype=np.uint64)
+    other = r + (r >= t)  # skips the true value: uniform over [k] \ {t}
+    return np.where(keep, t, other)
+
+
+def grr_pmf(true_index: int, k: int, p: float) -> np.ndarray:
+    """Output distribution of :func:`grr_perturb` for one input, over ``[k]``."""
+    pmf = np.full(k, (1.0 - p) / (k - 1))
+    pmf[true_index] = p
+    return pmf
+
+
+def uint_dtype(max_value: int) -> np.dtype:
+    """The smallest unsigned dtype holding ``max_value``."""
+    for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
+        if max_value <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    raise ValueError(f"{max_value} does not fit in 64 bits")
+
+
+# ------------------------------------------------------------------ oracle
+class FrequencyOracle(ABC):
+    """Base class: ``privatize`` (user side), ``support``/``estimate`` (server side).
+
+    Subclasses set :attr:`p` (probability that a report supports the user's
+    own value) and :attr:`q` (probability that it supports a given other
+    value), so that ``E[I_v] = f_v p + (n - f_v) q`` and the paper's
+    estimator ``(I_v - n q) / (p - q)`` (eq. ``eqn:est``) is unbiased.
+    """
+
+    kind: ClassVar[str] = ""
+    reports_class: ClassVar[type[Reports]] = Reports
+
+    epsilon: float
+    p: float
+    q: float
+
+    # -------------------------------------------------------------- identity
+    @property
+    @abstractmethod
+    def params(self) -> dict[str, Any]:
+        """Parameters recorded in (and required of) reports."""
+
+    def __repr__(self) -> str:
+        return _format_params({**self.params, "kind": type(self).__name__})
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, FrequencyOracle):
+            return NotImplemented
+        return self.params == other.params
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.params.items())))
+
+    # -------------------------------------------------------------- protocol
+    @abstractmethod
+    def privatize(self, values, rng=None) -> Reports:
+        """Each user's randomized report (the paper's Perturb)."""
+
+    @abstractmethod
+    def _support(self, reports: Reports, candidates: np.ndarray) -> np.ndarray:
+        """Support counts for validated reports and candidates."""
+
+    @abstractmethod
+    def _check_candidates(self, candidates) -> np.ndarray:
+        """Validate and canonicalise candidate values."""
+
+    def check_reports(self, reports) -> Reports:
+        """Raise unless ``reports`` are non-empty reports of an oracle with these parameters."""
+        if not isinstance(reports, self.reports_class):
+            raise TypeError(f"reports must be {self.reports_class.__name__} produced by "
+                            f"{type(self).__name__}.privatize, got {type(reports).__name__}")
+        if reports.params != self.params:
+            mine, theirs = self.params, reports.params
+            diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            raise ValueError(
+                f"reports were produced by {_format_params(theirs)} but this oracle is "
+                f"{_format_params(mine)}: parameter(s) {', '.join(diff)} differ")
+        if len(reports) == 0:
+            raise ValueError("reports is empty: at least one report is required")
+        return reports
+
+    def support(self, reports: Reports, candidates) -> np.ndarray:
+        """Support counts ``I_v``: how many reports support each candidate.
+
+        Parameters
+        ----------
+        reports : Reports
+            Output of :meth:`privatize` of an oracle with the same parameters.
+        candidates : array_like
+            Values to count (same representation as ``privatize`` takes).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64`` array, one count per candidate.
+        """
+        self.check_reports(reports)
+        cands = self._check_candidates(candidates)
+        return self._support(reports, cands)
+
+    def estimate(self, reports: Reports, candidates) -> np.ndarray:
+        """Unbiased frequency (count) estimates ``(I_v - n q) / (p - q)``.
+
+        Parameters
+        ----------
+        reports : Reports
+            Output of :meth:`privatize` of an oracle with the same parameters.
+        candidates : array_like
+            Values to estimate.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``float64`` estimated number of users holding each candidate.
+
+        References
+        ----------
+        Paper eq. (``eqn:est``); Wang et al., USENIX Security 2017.
+        """
+        support = self.support(reports, candidates)
+        n = len(reports)
+        return (support - n * self.q) / (self.p - self.q)  # eq. (eqn:est)
+
+    def support_variance(self, n: int, count: int = 0) -> float:
+        """Variance of ``I_v`` for a value held by ``count`` of ``n`` users."""
+        n = check_int(n, "n", lo=1)
+        count = check_int(count, "count", lo=0, hi=n)
+        p, q = self.p, self.q
+        return count * p * (1 - p) + (n - count) * q * (1 - q)
+
+    def variance(self, n: int, *, count: int = 0) -> float:
+        """Variance of one :meth:`estimate` over ``n`` users.
+
+        Parameters
+        ----------
+        n : int
+            Number of reports.
+        count : int, default 0
+            True number of users holding the value (0 gives the paper's
+            formulas, eqs. ``var_grr`` and ``var_olh``).
+
+        Returns
+        -------
+        float
+            ``(count p (1-p) + (n - count) q (1-q)) / (p - q)**2``.
+        """
+        n = check_int(n, "n", lo=1)
+        count = check_int(count, "count", lo=0, hi=n)
+        base = self._variance0(n)
+        p, q = self.p, self.q
+        return base + count * (p * (1 - p) - q * (1 - q)) / (p - q) ** 2
+
+    def _variance0(self, n: int) -> float:
+        p, q = self.p, self.q
+        return n * q * (1 - q) / (p - q) ** 2
+
+    @staticmethod
+    def _rng(rng) -> np.random.Generator:
+        return check_rng(rng)
+
+
+def _exp(epsilon: float) -> float:
+    e = math.exp(epsilon)
+    if not math.isfinite(e):
+        raise ValueError(f"epsilon must be a finite real number > 0 with finite e**epsilon, got {epsilon!r}")
+    return e
+
+
+def check_indices(values, domain_size: int, name: str = "values") -> np.ndarray:
+    """Integers in ``[0, domain_size)`` as a non-empty 1-D ``uint64`` array."""
+    arr = np.asarray(values)
+    if arr.dtype == object or arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be integers in [0, {domain_size}), got dtype {arr.dtype}")
+    if arr.dtype.kind not in "iu":
+        if arr.size == 0 and arr.dtype.kind == "f":  # np.asarray([]) is float
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must be integers in [0, {domain_size}), got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of integers in [0, {domain_size}), got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: at least one value is required")
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < 0 or hi >= domain_size:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"{name} must be integers in [0, domain_size = {domain_size}), found {bad}")
+    return arr.astype(np.uint64, copy=False)

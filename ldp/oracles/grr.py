@@ -1,0 +1,142 @@
+"""Generalized randomized response (paper section 2.2.1)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..validation import check_epsilon, check_int
+from .base import FrequencyOracle, Reports, _exp, check_indices, grr_perturb, grr_pmf, uint_dtype
+
+__all__ = ["GRR", "GRRReports"]
+
+#: the largest supported domain (values and reports must fit in int64 arithmetic)
+MAX_DOMAIN = 2**62
+#: domains up to this size are counted with a dense histogram
+_DENSE_LIMIT = 2**24
+
+
+class GRRReports(Reports):
+    """GRR reports: one perturbed value ``y`` in ``[0, domain_size)`` per user.
+
+    ``params``: ``kind='GRR'``, ``epsilon``, ``domain_size``.
+    """
+
+    kind = "GRR"
+    fields = ("y",)
+
+    @property
+    def y(self) -> np.ndarray:
+        """Each user's reported value (smallest unsigned dtype holding ``domain_size - 1``)."""
+        return self._arrays["y"]
+
+    def _validate(self) -> None:
+        d = int(self._params["domain_size"])
+        y = self._arrays["y"]
+        if y.ndim != 1 or y.dtype != uint_dtype(d - 1):
+            raise ValueError(f"GRR reports 'y' must be a 1-D {uint_dtype(d - 1)} array, got "
+                             f"{y.dtype} of shape {y.shape}")
+        if y.size and int(y.max()) >= d:
+            raise ValueError(f"GRR reports 'y' must be in [0, domain_size = {d}), found {int(y.max())}")
+
+
+class GRR(FrequencyOracle):
+    """Generalized randomized response (GRR, also called k-RR / direct encoding).
+
+    Each user reports her value ``v`` with probability
+    ``p = e^eps / (e^eps + d - 1)`` and each other value with probability
+    ``q = 1 / (e^eps + d - 1)``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, a finite real number > 0.
+    domain_size : int
+        Number of possible values ``d``, 2 to ``2**62``; values are the
+        integers ``0 .. d-1``.
+
+    Attributes
+    ----------
+    p, q : float
+        Probability that a report equals the user's value, resp. one given
+        other value.
+
+    References
+    ----------
+    Paper section 2.2.1 (GRR), eq. (``var_grr``).
+    S. L. Warner, "Randomized response", JASA 1965.
+    T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
+    protocols for frequency estimation", USENIX Security 2017.
+
+    Examples
+    --------
+    >>> import numpy as np, ldp
+    >>> grr = ldp.GRR(1.0, domain_size=4)
+    >>> reports = grr.privatize(np.array([0, 1, 1, 3]), rng=7)
+    >>> grr.estimate(reports, [0, 1, 2, 3]).shape
+    (4,)
+    """
+
+    kind = "GRR"
+    reports_class = GRRReports
+
+    def __init__(self, epsilon: float, domain_size: int):
+        self.epsilon = check_epsilon(epsilon)
+        self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
+        e = _exp(self.epsilon)
+        d = self.domain_size
+        self.q = 1.0 / (e + d - 1)  # section 2.2.1: 1 / (e^eps + d - 1)
+        self.p = e * self.q  # section 2.2.1: e^eps / (e^eps + d - 1)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"kind": "GRR", "epsilon": self.epsilon, "domain_size": self.domain_size}
+
+    # ------------------------------------------------------------------ user
+    def output_pmf(self, value: int) -> np.ndarray:
+        """Distribution of one user's report given her ``value``, over ``[0, d)``.
+
+        This is the law :meth:`privatize` samples from (keep with
+        probability ``p``, else uniform over the ``d - 1`` other values).
+        """
+        v = check_int(value, "value", lo=0, hi=self.domain_size - 1)
+        if self.domain_size > _DENSE_LIMIT:
+            raise ValueError(f"output_pmf needs domain_size <= {_DENSE_LIMIT}, got {self.domain_size}")
+        return grr_pmf(v, self.domain_size, self.p)
+
+    def privatize(self, values, rng=None) -> GRRReports:
+        """Perturb each user's value.
+
+        Parameters
+        ----------
+        values : array_like of int
+            One value per user, integers in ``[0, domain_size)``.
+        rng : None, int, SeedSequence, BitGenerator or Generator
+            Randomness source (normalised with ``np.random.default_rng``).
+
+        Returns
+        -------
+        GRRReports
+        """
+        v = check_indices(values, self.domain_size, "values")
+        rng = self._rng(rng)
+        y = grr_perturb(v, self.domain_size, self.p, rng)
+        return GRRReports(self.params, y=y.astype(uint_dtype(self.domain_size - 1)))
+
+    # ---------------------------------------------------------------- server
+    def _check_candidates(self, candidates) -> np.ndarray:
+        return check_indices(candidates, self.domain_size, "candidates")
+
+    def _support(self, reports: GRRReports, candidates: np.ndarray) -> np.ndarray:
+        y = reports.y
+        if self.domain_size <= _DENSE_LIMIT:
+            hist = np.bincount(y.astype(np.intp), minlength=self.domain_size)
+            return hist[candidates.astype(np.intp)].astype(np.int64)
+        ys = np.sort(y)
+        return (np.searchsorted(ys, candidates, side="right")
+                - np.searchsorted(ys, candidates, side="left")).astype(np.int64)
+
+    def _variance0(self, n: int) -> float:
+        e = math.exp(self.epsilon)
+        return n * (self.domain_size - 2 + e) / (e - 1) ** 2  # eq. (var_grr)

@@ -1,0 +1,163 @@
+"""Optimized unary encoding (Wang et al. 2017)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..validation import check_epsilon, check_int
+from .base import FrequencyOracle, Reports, _exp, check_indices
+
+__all__ = ["OUE", "OUEReports"]
+
+#: largest supported domain (each report holds ``domain_size`` bits)
+MAX_DOMAIN = 2**24
+#: random floats drawn per privatize batch (bounds temporary memory to ~32 MB)
+_BATCH_CELLS = 2**22
+
+
+class OUEReports(Reports):
+    """OUE reports: each user's perturbed bit vector of length ``domain_size``.
+
+    Stored packed (``numpy.packbits``, big bit order: bit ``j`` of a user is
+    ``(bits[:, j // 8] >> (7 - j % 8)) & 1``), shape ``(n, ceil(d / 8))``.
+
+    ``params``: ``kind='OUE'``, ``epsilon``, ``domain_size``.
+    """
+
+    kind = "OUE"
+    fields = ("bits",)
+
+    @property
+    def bits(self) -> np.ndarray:
+        """Packed bit vectors, ``uint8`` of shape ``(n, ceil(domain_size / 8))``."""
+        return self._arrays["bits"]
+
+    def unpacked(self) -> np.ndarray:
+        """The bit vectors as a ``(n, domain_size)`` ``uint8`` 0/1 array."""
+        d = int(self._params["domain_size"])
+        return np.unpackbits(self.bits, axis=1, count=d)
+
+    def _validate(self) -> None:
+        d = int(self._params["domain_size"])
+        b = self._arrays["bits"]
+        nbytes = -(-d // 8)
+        if b.dtype != np.uint8 or b.ndim != 2 or b.shape[1] != nbytes:
+            raise ValueError(f"OUE reports 'bits' must be a uint8 array of shape (n, {nbytes}), "
+                             f"got {b.dtype} {b.shape}")
+        pad = 8 * nbytes - d
+        if pad and b.size and np.any(b[:, -1] & np.uint8((1 << pad) - 1)):
+            raise ValueError(f"OUE reports 'bits' have bits set beyond domain_size = {d}")
+
+
+class OUE(FrequencyOracle):
+    """Optimized unary encoding (OUE).
+
+    The user encodes her value ``v`` as the one-hot vector of length ``d``
+    and sends every bit independently perturbed: the bit at ``v`` is 1 with
+    probability ``p = 1/2``, every other bit is 1 with probability
+    ``q = 1 / (e^eps + 1)``.  A report supports ``v`` if its bit ``v`` is 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, a finite real number > 0.
+    domain_size : int
+        Number of possible values ``d``, 2 to ``2**24`` (reports take
+        ``ceil(d/8)`` bytes per user).
+
+    Attributes
+    ----------
+    p, q : float
+        ``1/2`` and ``1/(e^eps + 1)``.
+
+    References
+    ----------
+    T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
+    protocols for frequency estimation", USENIX Security 2017, section 4.3
+    (variance ``4 e^eps / (e^eps - 1)^2 n``, the same as OLH's eq. ``var_olh``).
+    """
+
+    kind = "OUE"
+    reports_class = OUEReports
+
+    def __init__(self, epsilon: float, domain_size: int):
+        self.epsilon = check_epsilon(epsilon)
+        self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
+        e = _exp(self.epsilon)
+        self.p = 0.5  # Wang et al. 2017, OUE: p = 1/2
+        self.q = 1.0 / (e + 1.0)  # Wang et al. 2017, OUE: q = 1/(e^eps + 1)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"kind": "OUE", "epsilon": self.epsilon, "domain_size": self.domain_size}
+
+    # ------------------------------------------------------------------ user
+    def bit_probabilities(self, value: int) -> np.ndarray:
+        """``Pr[bit j = 1]`` for each ``j`` given the user's ``value`` (bits are independent).
+
+        The law :meth:`privatize` samples from.
+        """
+        v = check_int(value, "value", lo=0, hi=self.domain_size - 1)
+        probs = np.full(self.domain_size, self.q)
+        probs[v] = self.p
+        return probs
+
+    def privatize(self, values, rng=None) -> OUEReports:
+        """Each user's perturbed bit vector.
+
+        Parameters
+        ----------
+        values : array_like of int
+            One value per user in ``[0, domain_size)``.
+        rng : None, int, SeedSequence, BitGenerator or Generator
+            Randomness source.  Users are processed in batches of
+            ``max(1, 2**22 // domain_size)``; per batch one uniform float per
+            bit, then one per user for the bit at her value.
+
+        Returns
+        -------
+        OUEReports
+        """
+        v = check_indices(values, self.domain_size, "values").astype(np.intp)
+        rng = self._rng(rng)
+        n, d = v.shape[0], self.domain_size
+        out = np.empty((n, -(-d // 8)), dtype=np.uint8)
+        batch = max(1, _BATCH_CELLS // d)
+        for s in range(0, n, batch):
+            vb = v[s:s + batch]
+            k = vb.shape[0]
+            bits = rng.random((k, d)) < self.q  # other bits: 1 w.p. q
+            bits[np.arange(k), vb] = rng.random(k) < self.p  # own bit: 1 w.p. p
+            out[s:s + k] = np.packbits(bits, axis=1)
+        return OUEReports(self.params, bits=out)
+
+    # ---------------------------------------------------------------- server
+    def _check_candidates(self, candidates) -> np.ndarray:
+        return check_indices(candidates, self.domain_size, "candidates")
+
+    def column_sums(self, reports: OUEReports) -> np.ndarray:
+        """Support counts of every value ``0 .. d-1`` (``int64``)."""
+        self.check_reports(reports)
+        d = self.domain_size
+        total = np.zeros(d, dtype=np.int64)
+        rows = max(1, _BATCH_CELLS // d)
+        bits = reports.bits
+        for s in range(0, bits.shape[0], rows):
+            total += np.unpackbits(bits[s:s + rows], axis=1, count=d).sum(axis=0, dtype=np.int64)
+        return total
+
+    def _support(self, reports: OUEReports, candidates: np.ndarray) -> np.ndarray:
+        c = candidates.astype(np.intp)
+        if c.shape[0] * 8 >= self.domain_size:  # many candidates: count every column once
+            return self.column_sums(reports)[c]
+        bits = reports.bits
+        out = np.empty(c.shape[0], dtype=np.int64)
+        for i, j in enumerate(c):
+            out[i] = np.count_nonzero(bits[:, j >> 3] & np.uint8(1 << (7 - (j & 7))))
+        return out
+
+    def _variance0(self, n: int) -> float:
+        e = math.exp(self.epsilon)
+        return n * 4 * e / (e - 1) ** 2  # Wang et al. 2017, OUE variance (= eq. var_olh)
