@@ -29,6 +29,12 @@ MATHJAX_STAMP := book/_static/mathjax/VERSION
 truthy = $(filter 1 true yes on TRUE YES,$(1))
 RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call truthy,$(FORCE)),--force)
 
+# The team's shared data folder (team machines and CI) holds the AOL tally; elsewhere
+# `make book` fetches it into data/ (`make data`) the first time.
+ifneq ($(wildcard ../shared/data/aol_query_6bytes_counts.txt.gz),)
+export LDP_DATA_DIR ?= $(abspath ../shared/data)
+endif
+
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
@@ -72,6 +78,7 @@ html: setup mathjax
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 
 book: setup mathjax
+	@$(PY) -c "from ldp.datasets import find_aol; find_aol()" 2>/dev/null || $(MAKE) --no-print-directory data
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"

@@ -1,0 +1,54 @@
+"""Heavy-hitter protocols: PEM (section 4.1), SPM (3.2), MCM (3.3) and the strawman (3.1).
+
+Every protocol is a real client/server protocol:
+
+* ``privatize(values, rng=None)`` -- what the users send: each user's group
+  and OLH reports (:class:`ProtocolReports`, savable with ``save``/``load``);
+* ``aggregate(reports, rng=None)`` -- the server side, from the reports alone;
+* ``run(values, rng=None, engine="protocol")`` -- both; ``engine="counts"``
+  uses the count-level engine of :mod:`ldp.engines` instead (each aggregated
+  support drawn from its exact law), with the same group assignment.
+
+The protocol logic (rounds, candidate building, top-k / threshold release)
+is written once per protocol against :class:`ldp.engines.SupportSource`; only
+the step producing supports differs between the engines.
+
+Results are :class:`HeavyHitterResult` objects: ``heavy_hitters`` (ranked,
+canonical m-bit values), ``estimates`` (unbiased counts scaled to the
+population) and per-step diagnostics (``rounds``).
+"""
+from ._base import HeavyHitterProtocol, split_bits
+from ._core import (ExplicitCandidates, ExtendCandidates, Plan, Question, RangeCandidates, assign_groups,
+                    channel_hash, group_sizes, scaled_estimate, segment, select_top, support_threshold)
+from ._result import HeavyHitterResult, ProtocolReports, RoundInfo
+from .mcm import MCM, mcm_queries
+from .pem import PEM
+from .spm import SPM, spm_queries
+from .strawman import Strawman, strawman_sizes
+
+__all__ = [
+    "PEM",
+    "SPM",
+    "MCM",
+    "Strawman",
+    "HeavyHitterProtocol",
+    "HeavyHitterResult",
+    "RoundInfo",
+    "ProtocolReports",
+    "Plan",
+    "Question",
+    "assign_groups",
+    "group_sizes",
+    "select_top",
+    "scaled_estimate",
+    "support_threshold",
+    "channel_hash",
+    "segment",
+    "split_bits",
+    "spm_queries",
+    "mcm_queries",
+    "strawman_sizes",
+    "RangeCandidates",
+    "ExtendCandidates",
+    "ExplicitCandidates",
+]

@@ -1,0 +1,424 @@
+"""Building blocks shared by every heavy-hitter protocol and by both engines.
+
+* :class:`Question` -- one frequency-oracle report a user sends: a bit range
+  of her value (a prefix for PEM, a segment for SPM / the strawman, a block
+  paired with a channel for MCM, or the whole value), privatized with OLH at
+  a given budget.
+* :class:`Plan` -- the user groups of a protocol run and the questions each
+  group answers (one OLH report per question).
+* :func:`group_sizes` and :func:`assign_groups` -- the seeded random split of
+  the users into groups of (almost) equal size, the *one* function used by
+  all protocols and by both engines, so that the same seed puts every user in
+  the same group whichever engine runs.
+* Candidate sets (:class:`RangeCandidates`, :class:`ExtendCandidates`,
+  :class:`ExplicitCandidates`): what the aggregator queries in one step, with
+  a fast ``index_of`` used by the count-level engine.
+* :func:`select_top` -- the top-``K`` rule (support descending, ties broken by
+  an independent uniform key per candidate, i.e. uniformly at random), used
+  identically by both engines.
+* :func:`scaled_estimate` / :func:`support_threshold` -- eq. (eqn:est) scaled
+  to the whole population, and its inverse for threshold mode.
+
+References
+----------
+.. [PEM] T. Wang, N. Li, S. Jha, "Locally Differentially Private Heavy Hitter
+   Identification", sections 2.2.2, 3, 4.1 and 6.1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..values import concat, extend, prefix
+
+__all__ = [
+    "Question",
+    "Plan",
+    "group_sizes",
+    "assign_groups",
+    "segment",
+    "channel_hash",
+    "value_keys",
+    "match_sorted",
+    "RangeCandidates",
+    "ExtendCandidates",
+    "ExplicitCandidates",
+    "select_top",
+    "scaled_estimate",
+    "support_threshold",
+    "olh_for",
+]
+
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+# ---------------------------------------------------------------------------
+# bits of a value
+# ---------------------------------------------------------------------------
+def segment(values: np.ndarray, m: int, start: int, stop: int) -> np.ndarray:
+    """Bits ``[start, stop)`` (0 = most significant) of ``m``-bit values.
+
+    The paper's ``v[start:stop]`` (section 3.1, Python slice notation), as
+    canonical ``(stop - start)``-bit values.
+    """
+    if not 0 <= start < stop <= m:
+        raise ValueError(f"bit range [{start}, {stop}) must satisfy 0 <= start < stop <= m = {m}")
+    p = prefix(values, m, stop) if stop < m else values
+    width = stop - start
+    if start == 0:
+        return p
+    if width > 64:
+        raise ValueError(f"segments not starting at bit 0 must be at most 64 bits, got {width}")
+    low = p if p.ndim == 1 else p[:, -1]
+    if width == 64:
+        return low.copy()
+    return low & np.uint64((1 << width) - 1)
+
+
+def channel_hash(values: np.ndarray, m: int, channels: int, seed: int) -> np.ndarray:
+    """MCM's public channel hash ``H : {0,1}^m -> [channels]`` (section 3.3).
+
+    One member of OLH's strongly universal family (:mod:`ldp.oracles.hashing`)
+    selected by the public ``seed``, reduced to ``[channels]``; two distinct
+    values share a channel with probability ``1/channels`` (up to ``2**-32``).
+    """
+    from ..oracles import hashing
+
+    n = values.shape[0]
+    if channels == 1:
+        return np.zeros(n, dtype=np.uint64)
+    seeds = np.full(n, np.uint64(seed), dtype=np.uint64)
+    return hashing.hash_values(seeds, values, m, channels)
+
+
+# ---------------------------------------------------------------------------
+# questions and plans
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    """One OLH report: bits ``[start, stop)`` of the value, at budget ``epsilon``.
+
+    With ``channels > 0`` (MCM) the answer is the pair ``(H(v), v[start:stop])``
+    encoded as ``H(v) * 2**(stop - start) + v[start:stop]``, where ``H`` is
+    :func:`channel_hash` with the public ``seed``.
+    """
+
+    start: int
+    stop: int
+    epsilon: float
+    channels: int = 0
+    seed: int = 0
+
+    @property
+    def seg_bits(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def width(self) -> int:
+        """Bit width of the answer (the OLH instance's ``m``)."""
+        if self.channels:
+            return self.seg_bits + max(1, (self.channels - 1).bit_length())
+        return self.seg_bits
+
+    @property
+    def domain_size(self) -> int:
+        """Number of possible answers (exact int)."""
+        return (self.channels or 1) << self.seg_bits
+
+    @property
+    def is_prefix(self) -> bool:
+        """Answers of sorted values are sorted (prefixes and whole values)."""
+        return self.start == 0 and not self.channels
+
+    def answer(self, values: np.ndarray, m: int) -> np.ndarray:
+        """Each user's (un-perturbed) answer, canonical ``width``-bit values."""
+        seg = segment(values, m, self.start, self.stop)
+        if not self.channels:
+            return seg
+        c = channel_hash(values, m, self.channels, self.seed)
+        return (c << np.uint64(self.seg_bits)) | seg
+
+    def oracle(self):
+        """The OLH instance answering this question."""
+        return olh_for(self.epsilon, self.width)
+
+    def to_dict(self) -> dict:
+        return {"start": self.start, "stop": self.stop, "epsilon": self.epsilon,
+                "channels": self.channels, "seed": int(self.seed)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Question":
+        return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]))
+
+
+@lru_cache(maxsize=256)
+def olh_for(epsilon: float, width: int):
+    """Cached ``ldp.OLH(epsilon, m=width)`` (the paper's ``d' = ceil(e^eps + 1)``)."""
+    from ..oracles import OLH
+
+    return OLH(epsilon, m=width)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Who reports what: one entry per user group.
+
+    Parameters
+    ----------
+    m : int
+        Bits per value.
+    fractions : tuple of float
+        Share of the users in each group (sum 1).
+    questions : tuple of tuple of Question
+        The questions every user of a group answers, one OLH report each.
+    """
+
+    m: int
+    fractions: tuple[float, ...]
+    questions: tuple[tuple[Question, ...], ...]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.fractions)
+
+    def sizes(self, n: int) -> tuple[int, ...]:
+        return group_sizes(n, self.fractions)
+
+    def slot(self, group: int, question: Question) -> int:
+        """Position of ``question`` among the reports of ``group``."""
+        try:
+            return self.questions[group].index(question)
+        except ValueError:
+            raise KeyError(f"group {group} does not answer {question}") from None
+
+    def groups_asking(self, question: Question) -> tuple[int, ...]:
+        """Groups whose users answer ``question``."""
+        return tuple(g for g, qs in enumerate(self.questions) if question in qs)
+
+    def to_dict(self) -> dict:
+        return {"m": self.m, "fractions": list(self.fractions),
+                "questions": [[q.to_dict() for q in qs] for qs in self.questions]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Plan":
+        return cls(int(d["m"]), tuple(float(f) for f in d["fractions"]),
+                   tuple(tuple(Question.from_dict(q) for q in qs) for qs in d["questions"]))
+
+
+def group_sizes(n: int, fractions: Sequence[float]) -> tuple[int, ...]:
+    """Deterministic group sizes: floors of ``n * fraction``, remainder by largest fractional part.
+
+    Ties go to the earlier group (the rule of :meth:`ldp.analysis.PEMConfig.group_sizes`).
+    Equal fractions give sizes differing by at most one.
+    """
+    raw = np.asarray(fractions, dtype=float) * n
+    base = np.floor(raw).astype(np.int64)
+    rem = n - int(base.sum())
+    order = np.argsort(-(raw - base), kind="stable")
+    base[order[:rem]] += 1
+    return tuple(int(b) for b in base)
+
+
+@njit(cache=True)
+def _shuffle(labels, raw):  # pragma: no cover - compiled
+    # Fisher-Yates; j = floor(raw * (i+1) / 2**64) computed exactly with 32-bit halves
+    # (Lemire's multiply-shift, relative bias <= n / 2**64).
+    n = labels.shape[0]
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    for i in range(n - 1, 0, -1):
+        r = raw[i - 1]
+        b = np.uint64(i + 1)
+        t = (r >> s32) * b + (((r & m32) * b) >> s32)
+        j = np.int64(t >> s32)
+        tmp = labels[i]
+        labels[i] = labels[j]
+        labels[j] = tmp
+
+
+def assign_groups(n: int, fractions: Sequence[float], rng: np.random.Generator) -> np.ndarray:
+    """Seeded random split of ``n`` users into groups (sizes from :func:`group_sizes`).
+
+    Every assignment of users to groups with these sizes is equally likely
+    (a Fisher-Yates shuffle of the label vector).  Used by every protocol and
+    by both engines, so the same ``rng`` state gives the same groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        Group label of each user (``uint8`` or ``uint16``).
+    """
+    sizes = group_sizes(n, fractions)
+    dt = np.uint8 if len(sizes) <= 256 else np.uint16
+    labels = np.repeat(np.arange(len(sizes), dtype=dt), sizes)
+    if n > 1:
+        _shuffle(labels, rng.bit_generator.random_raw(n - 1))
+    return labels
+
+
+# ---------------------------------------------------------------------------
+# sortable keys and look-ups for canonical values
+# ---------------------------------------------------------------------------
+def value_keys(values: np.ndarray) -> np.ndarray:
+    """1-D keys ordered like the integers (``m > 64``: big-endian bytes, ``memcmp`` order)."""
+    if values.ndim == 1:
+        return values
+    W = values.shape[1]
+    return np.ascontiguousarray(values.astype(">u8")).view(f"S{8 * W}").reshape(-1)
+
+
+def match_sorted(table: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index of each query in the sorted, duplicate-free ``table`` (-1 when absent)."""
+    if table.shape[0] == 0 or queries.shape[0] == 0:
+        return np.full(queries.shape[0], -1, dtype=np.int64)
+    tk, qk = value_keys(table), value_keys(queries)
+    pos = np.searchsorted(tk, qk)
+    posc = np.minimum(pos, tk.shape[0] - 1)
+    return np.where(tk[posc] == qk, posc, -1).astype(np.int64)
+
+
+def sort_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct rows of a canonical array."""
+    if values.ndim == 1:
+        return np.unique(values)
+    keys = value_keys(values)
+    _, idx = np.unique(keys, return_index=True)
+    return values[idx]
+
+
+# ---------------------------------------------------------------------------
+# candidate sets
+# ---------------------------------------------------------------------------
+class RangeCandidates:
+    """All answers ``0 .. size-1`` (a whole segment domain, or MCM's channel x block pairs)."""
+
+    def __init__(self, size: int, width: int):
+        self.size = int(size)
+        self.width = int(width)
+
+    def values(self) -> np.ndarray:
+        return np.arange(self.size, dtype=np.uint64)
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        return np.asarray(index, dtype=np.uint64)
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        a = answers.astype(np.int64) if answers.ndim == 1 else np.full(answers.shape[0], -1, np.int64)
+        return np.where(a < self.size, a, -1)
+
+
+class ExtendCandidates:
+    """PEM's ``D_i = C_{i-1} x {0,1}^eta`` (section 4.1), ordered by parent then suffix.
+
+    ``parents`` must be sorted and distinct (canonical ``parent_bits``-bit values).
+    """
+
+    def __init__(self, parents: np.ndarray, parent_bits: int, eta: int):
+        self.parents = parents
+        self.parent_bits = int(parent_bits)
+        self.eta = int(eta)
+        self.width = self.parent_bits + self.eta
+        self.size = parents.shape[0] << self.eta
+
+    def values(self) -> np.ndarray:
+        return extend(self.parents, self.parent_bits, self.eta)
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        index = np.asarray(index, dtype=np.int64)
+        par = self.parents[index >> self.eta]
+        suf = (index & ((1 << self.eta) - 1)).astype(np.uint64)
+        return concat(par, self.parent_bits, suf, self.eta)
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        par = prefix(answers, self.width, self.parent_bits)
+        low = answers if answers.ndim == 1 else answers[:, -1]
+        suf = (low & np.uint64((1 << self.eta) - 1)).astype(np.int64)
+        pos = match_sorted(self.parents, par)
+        return np.where(pos >= 0, (pos << self.eta) + suf, -1)
+
+
+class ExplicitCandidates:
+    """An explicit candidate list (sorted and made distinct on construction)."""
+
+    def __init__(self, values: np.ndarray, width: int):
+        self._values = sort_unique(values)
+        self.width = int(width)
+        self.size = self._values.shape[0]
+
+    def values(self) -> np.ndarray:
+        return self._values
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        return self._values[np.asarray(index, dtype=np.int64)]
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        return match_sorted(self._values, answers)
+
+
+# ---------------------------------------------------------------------------
+# the selection rule
+# ---------------------------------------------------------------------------
+def select_top(support: np.ndarray, keys: np.ndarray, K: int, *, blocks: np.ndarray | None = None,
+               min_support: float | None = None) -> np.ndarray:
+    """Positions of the selected candidates, best first (within each block).
+
+    Candidates are ranked by support, descending; ties are broken by the
+    independent uniform ``keys`` (larger first), i.e. uniformly at random.
+    Selected: the first ``K`` of each block, plus every candidate with
+    ``support >= min_support`` when given.  With ``blocks`` (a block id per
+    candidate) the output is ordered by block, then rank.
+
+    Both engines call this function on the candidates they hold, so the rule
+    (and its tie-breaking) is identical.
+    """
+    support = np.asarray(support)
+    N = support.shape[0]
+    if N == 0:
+        return np.zeros(0, dtype=np.int64)
+    if blocks is None:
+        pos = np.arange(N)
+        if N > K:  # pre-filter: at least the K-th largest support
+            kth = np.partition(support, N - K)[N - K]
+            lo = kth if min_support is None else min(kth, min_support)
+            pos = np.flatnonzero(support >= lo)
+        order = pos[np.lexsort((-keys[pos], -support[pos]))]
+        rank = np.arange(order.shape[0])
+    else:
+        order = np.lexsort((-keys, -support, blocks))
+        b = blocks[order]
+        first = np.r_[0, np.flatnonzero(b[1:] != b[:-1]) + 1]
+        run = np.diff(np.r_[first, order.shape[0]])
+        rank = np.arange(order.shape[0]) - np.repeat(first, run)
+    keep = rank < K
+    if min_support is not None:
+        keep |= support[order] >= min_support
+    return order[keep].astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# estimates
+# ---------------------------------------------------------------------------
+def scaled_estimate(support: np.ndarray, n_users: int, p: float, q: float, n_total: int) -> np.ndarray:
+    """Unbiased count estimate over the whole population.
+
+    ``(I - n_users q) / (p - q)`` (eq. eqn:est) estimates the count among the
+    ``n_users`` who answered; multiplied by ``n_total / n_users`` it is
+    unbiased for the population count under the random group assignment.
+    May be negative.
+    """
+    est = (np.asarray(support, dtype=float) - n_users * q) / (p - q)  # eq. (eqn:est)
+    return est * (n_total / n_users)
+
+
+def support_threshold(theta: float, n_users: int, p: float, q: float) -> int:
+    """Smallest integer support that may reach ``theta * n`` after :func:`scaled_estimate`.
+
+    ``est >= theta n  <=>  I >= n_users q + theta n_users (p - q)``; rounded
+    down (a superset; the exact test is applied to the estimates).
+    """
+    return int(math.floor(n_users * q + theta * n_users * (p - q) - 1e-6))
