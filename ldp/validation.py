@@ -60,5 +60,14 @@ def check_frequencies(freqs, name: str = "frequencies", *, atol: float = 1e-9) -
 
 
 def check_rng(rng) -> np.random.Generator:
-    """SPEC 7: None, an int seed, a SeedSequence, a BitGenerator or a Generator."""
+    """SPEC 7: None, an int seed, a SeedSequence, a BitGenerator or a Generator.
+
+    A ``SeedSequence`` is copied first, so spawning inside a call never
+    advances the caller's sequence: passing the same ``SeedSequence`` twice
+    gives the same result, like passing the same int seed.  A ``Generator``
+    is used as it is (its state advances, as SPEC 7 intends).
+    """
+    if isinstance(rng, np.random.SeedSequence):
+        rng = np.random.SeedSequence(rng.entropy, spawn_key=rng.spawn_key, pool_size=rng.pool_size,
+                                     n_children_spawned=rng.n_children_spawned)
     return np.random.default_rng(rng)

@@ -366,3 +366,17 @@ def test_bad_inputs(small16):
         ldp.PEM(1.0, 4, 16, gamma=3)
     with pytest.raises(ValueError, match="makes"):
         ldp.PEM(1.0, 4, 16, eta=12, query_limit=2**10)
+
+
+def test_same_seedsequence_twice_gives_same_result():
+    """Passing one SeedSequence object twice must not advance it (check_rng copies it)."""
+    import ldp
+    from ldp import datasets as D
+    ds = D.zipf(20_000, m=20, n_distinct=500, rng=3)
+    ss = np.random.SeedSequence(1234)
+    before = ss.n_children_spawned
+    a = ldp.PEM(2.0, 4, 20).run(ds, rng=ss, engine="counts")
+    b = ldp.PEM(2.0, 4, 20).run(ds, rng=ss, engine="counts")
+    assert ss.n_children_spawned == before
+    np.testing.assert_array_equal(a.heavy_hitters, b.heavy_hitters)
+    np.testing.assert_array_equal(a.estimates, b.estimates)
