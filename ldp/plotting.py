@@ -6,6 +6,7 @@ artefacts the book includes with a numbered ``{figure}`` directive.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import matplotlib
@@ -14,6 +15,10 @@ matplotlib.use("Agg")  # headless: notebooks run under papermill, tests in CI
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .paths import atomic_path, figures_dir  # noqa: E402
+
+# fontTools warns "'created' timestamp seems very low" when matplotlib subsets
+# fonts for a PDF with metadata Date=None; it is harmless noise in notebooks.
+logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 __all__ = ["METHOD_STYLE", "use_style", "save_figure", "errorbar_lines"]
 
