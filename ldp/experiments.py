@@ -74,6 +74,7 @@ References
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 import itertools
@@ -246,8 +247,23 @@ def _words(obj) -> tuple[int, ...]:
     return tuple(int.from_bytes(d[i:i + 4], "big") for i in range(0, 16, 4))
 
 
+@functools.lru_cache(maxsize=1)
+def _source_digest() -> str:
+    """A hash of the library's own source files (every ``ldp/**/*.py``).
+
+    Part of the cache key, so a change to a protocol, an engine or a data set
+    invalidates cached results even when ``ldp.__version__`` is not bumped.
+    """
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _library_version() -> str:
-    """``ldp.__version__`` (falling back to the installed distribution's version)."""
+    """``ldp.__version__`` (falling back to the installed distribution's version) plus the source digest."""
     version = getattr(sys.modules.get("ldp") or import_module("ldp"), "__version__", None)
     if version is None:
         from importlib.metadata import PackageNotFoundError, version as dist_version
@@ -256,7 +272,7 @@ def _library_version() -> str:
             version = dist_version("ldp")
         except PackageNotFoundError:
             version = "unknown"
-    return str(version)
+    return f"{version}+src.{_source_digest()}"
 
 
 # ---------------------------------------------------------------------------
