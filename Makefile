@@ -64,6 +64,14 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 
 setup: $(SETUP_STAMP)
 
+# The optional cluster extras (dask.distributed), installed for the test suite so the
+# LocalCluster test really runs; `make book` does not need them.
+CLUSTER_STAMP := $(VENV)/.ldp-cluster.stamp
+$(CLUSTER_STAMP): requirements-cluster.txt $(SETUP_STAMP)
+	@echo "[setup] installing requirements-cluster.txt into $(VENV)"
+	$(PIP_INSTALL) -r requirements-cluster.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $@
+
 # MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
 $(MATHJAX_STAMP): package.json package-lock.json scripts/fetch_mathjax.sh
 	bash scripts/fetch_mathjax.sh
@@ -86,7 +94,7 @@ book: setup mathjax
 # --- tests -----------------------------------------------------------------
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
-test: setup mathjax
+test: setup mathjax $(CLUSTER_STAMP)
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	@status=0; \
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
