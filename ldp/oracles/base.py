@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from ..paths import atomic_path
 
 from ..validation import check_int, check_rng
 
@@ -159,20 +160,9 @@ class Reports:
         moved into place with :func:`os.replace`, so a reader never sees a
         partial file.  ``path`` is used as given (no suffix is added).
         """
-        path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(path))
         meta = {"format": _FORMAT_VERSION, "params": self._params}
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".reports-", suffix=".npz.tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, __meta__=np.array(json.dumps(meta)), **self._arrays)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        with atomic_path(os.fspath(path)) as tmp, open(tmp, "wb") as fh:
+            np.savez(fh, __meta__=np.array(json.dumps(meta)), **self._arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Reports":

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
+from ..paths import atomic_path
 from ..values import as_values
 from ._core import Plan, Question, match_sorted, sort_unique
 
@@ -217,8 +217,6 @@ class ProtocolReports:
     # -- disk ------------------------------------------------------------
     def save(self, path) -> None:
         """Write to ``path`` (``.npz``) atomically (temporary file + :func:`os.replace`)."""
-        path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(path))
         arrays = {"labels": self.labels}
         oracles = []
         for g, rs in enumerate(self._reports):
@@ -230,17 +228,8 @@ class ProtocolReports:
             oracles.append(row)
         meta = {"format": _FORMAT, "protocol": self.protocol, "params": self.params,
                 "plan": self.plan.to_dict(), "oracles": oracles}
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".hh-reports-", suffix=".npz.tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        with atomic_path(os.fspath(path)) as tmp, open(tmp, "wb") as fh:
+            np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
     def load(cls, path) -> "ProtocolReports":
