@@ -1,0 +1,74 @@
+"""m-bit values: encoding, prefixes, extension, validation (ldp.values)."""
+import numpy as np
+import pytest
+
+import ldp
+from ldp import values as V
+
+
+@pytest.mark.parametrize("m", [1, 7, 32, 48, 63, 64, 65, 100, 128, 160, 255, 256])
+def test_prefix_is_the_leading_bits(m):
+    rng = np.random.default_rng(m)
+    ints = [int(x) for x in rng.integers(0, 2**62, size=40)]
+    ints = [(a << 200 | b << 100 | a * b) % (1 << m) for a, b in zip(ints, reversed(ints))]
+    arr = V.from_ints(ints, m)
+    assert V.to_ints(arr) == ints
+    for L in sorted({1, m // 3 or 1, m // 2 or 1, m - 1 or 1, m}):
+        got = V.to_ints(V.prefix(arr, m, L))
+        assert got == [v >> (m - L) for v in ints], (m, L)
+
+
+@pytest.mark.parametrize("length, eta", [(4, 3), (60, 5), (62, 4), (64, 6), (100, 8), (155, 5)])
+def test_extend_enumerates_every_suffix(length, eta):
+    rng = np.random.default_rng(length)
+    ints = [int(x) % (1 << length) for x in rng.integers(0, 2**63, size=5)]
+    ext = V.to_ints(V.extend(V.from_ints(ints, length), length, eta))
+    assert ext == [(c << eta) | s for c in ints for s in range(1 << eta)]
+
+
+def test_concat_and_chunks():
+    left = V.from_ints([0xABC, 0x1], 12)
+    right = V.from_ints([(1 << 70) - 1, 5], 80)
+    both = V.concat(left, 12, right, 80)
+    assert V.to_ints(both) == [(0xABC << 80) | ((1 << 70) - 1), (1 << 80) | 5]
+    v = V.from_ints([0x0102030405060708090A], 80)
+    # chunks are the 32-bit pieces of the integer, most significant first
+    assert V.to_chunks32(v, 80).tolist() == [[0x0102, 0x03040506, 0x0708090A]]
+
+
+def test_encode_decode_round_trip_and_padding():
+    strings = ["google", "ab", "", "exactly6", "ümlaut"]
+    vals = ldp.encode(strings, 6)
+    assert vals.dtype == np.uint64 and vals.shape == (5,)
+    assert ldp.decode(vals, 6) == ["google", "ab", "", "exactl", "ümlau"]
+    # short strings are padded on the right with spaces: the first byte is the top byte
+    assert int(vals[1]) == int.from_bytes(b"ab    ", "big")
+    wide = ldp.encode([b"www.example.com/abc/def"], 20)
+    assert wide.shape == (1, 3)
+    assert ldp.decode(wide, 20, as_bytes=True) == [b"www.example.com/abc/"]
+    # the prefix of 8 j bits is the first j bytes
+    assert V.to_ints(V.prefix(wide, 160, 24)) == [int.from_bytes(b"www", "big")]
+
+
+def test_uint64_arrays_are_accepted_without_copy():
+    a = np.arange(10, dtype=np.uint64)
+    assert V.as_values(a, 64) is a
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: V.as_values(np.array([8], dtype=np.uint64), 3), "m = 3"),
+    (lambda: V.as_values(np.array([-1]), 8), "non-negative"),
+    (lambda: V.as_values(np.zeros(0, dtype=np.uint64), 8), "empty"),
+    (lambda: V.as_values(np.zeros((3, 2), dtype=np.uint64), 64), "1-D"),
+    (lambda: V.as_values(np.zeros((3, 2), dtype=np.uint64), 160), r"\(n, 3\)"),
+    (lambda: V.as_values(np.array([[1 << 33, 0, 0]], dtype=np.uint64), 160), "2\\*\\*160"),
+    (lambda: V.as_values(np.array([1.5]), 8), "unsigned integers"),
+    (lambda: V.from_ints([1 << 9], 9), "2\\*\\*9"),
+    (lambda: V.prefix(np.zeros(2, dtype=np.uint64), 8, 9), "length"),
+    (lambda: V.n_words(0), r"m must be in \[1, 4096\]"),
+    (lambda: ldp.encode(["x"], 0), "nbytes"),
+    (lambda: ldp.encode("abc", 3), "iterable"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
