@@ -172,7 +172,9 @@ return {
   mathUntypeset: Array.from(mathNodes).filter((n) => !n.querySelector('mjx-container'))
                       .map((n) => n.textContent.slice(0, 80)),
   mjx: document.querySelectorAll('mjx-container').length,
-  mjxZero: Array.from(document.querySelectorAll('mjx-container'))
+  // formulas of the page's own content (the "on this page" sidebar repeats headings, and
+  // the theme hides it in narrow windows, so its copies may have no size)
+  mjxZero: Array.from((document.querySelector('article.bd-article') || article || document).querySelectorAll('mjx-container'))
                 .filter((c) => c.getBoundingClientRect().width <= 0).length,
   rawText: article ? visibleText(article) : '',
   resources: performance.getEntriesByType('resource').map((e) => e.name),
