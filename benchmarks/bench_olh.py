@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 import ldp
-from ldp.values import MAX_BITS
+from ldp.values import MAX_BITS, uniform
 
 
 def cpu_name() -> str:
@@ -41,14 +41,9 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def random_values(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    """``n`` uniform ``m``-bit values in the canonical representation."""
-    W = max(1, -(-m // 64))
-    words = rng.integers(0, 2**64, size=(n, W), dtype=np.uint64)
-    top = m - 64 * (W - 1)
-    if top < 64:
-        words[:, 0] &= np.uint64((1 << top) - 1)
-    return words[:, 0].copy() if W == 1 else words
+def random_values(rng, n, m):
+    """n uniform m-bit values in the canonical representation (ldp.values.uniform)."""
+    return uniform(n, m, rng=rng)
 
 
 def main(argv=None) -> int:

@@ -39,6 +39,7 @@ __all__ = [
     "to_ints",
     "to_chunks32",
     "unique_counts",
+    "uniform",
     "encode",
     "decode",
     "value_width_error",
@@ -283,6 +284,21 @@ def to_chunks32(values: np.ndarray, m: int) -> np.ndarray:
         word = arr[:, W - 1 - k // 2]
         out[:, c] = ((word >> np.uint64(32 * (k % 2))) & _MASK32).astype(np.uint32)
     return out
+
+
+def uniform(n: int, m: int, *, rng=None) -> np.ndarray:
+    """``n`` independent uniform ``m``-bit values in the canonical representation.
+
+    Values may repeat (use :func:`ldp.datasets.random_distinct_values` for
+    distinct ones).  ``rng`` follows SPEC 7.
+    """
+    m = _check_m(m)
+    W = n_words(m)
+    words = np.random.default_rng(rng).integers(0, 2**64, size=(n, W), dtype=np.uint64)
+    top = m - 64 * (W - 1)
+    if top < 64:
+        words[:, 0] &= np.uint64((1 << top) - 1)
+    return words[:, 0].copy() if W == 1 else words
 
 
 def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

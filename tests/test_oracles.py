@@ -16,7 +16,7 @@ import ldp
 from ldp.oracles import GRR, OLH, OUE, BLH, GRRReports, OLHReports, OUEReports, Reports
 from ldp.oracles import _kernels, hashing
 from ldp.oracles.olh import default_d_prime
-from ldp.values import from_ints
+from ldp.values import from_ints, uniform
 
 ALPHA = 1e-6  # false-alarm rate per chi-square test
 Z = 5.0  # sigmas for means and proportions
@@ -24,13 +24,8 @@ RTOL = 1e-12  # float rounding
 
 
 def random_values(rng, n, m):
-    """n uniform m-bit values in the canonical representation."""
-    W = max(1, -(-m // 64))
-    words = rng.integers(0, 2**64, size=(n, W), dtype=np.uint64)
-    top = m - 64 * (W - 1)
-    if top < 64:
-        words[:, 0] &= np.uint64((1 << top) - 1)
-    return words[:, 0].copy() if W == 1 else words
+    """n uniform m-bit values in the canonical representation (ldp.values.uniform)."""
+    return uniform(n, m, rng=rng)
 
 
 def proportion_ok(k, n, prob):

@@ -72,3 +72,12 @@ def test_uint64_arrays_are_accepted_without_copy():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+@pytest.mark.parametrize("m", [1, 20, 64, 65, 160])
+def test_uniform_values_fit_and_reproduce(m):
+    a = V.uniform(2000, m, rng=5)
+    assert V.as_values(a, m) is not None  # fits in m bits
+    np.testing.assert_array_equal(a, V.uniform(2000, m, rng=5))
+    top = V.prefix(a, m, 1)
+    assert 0.4 < float(np.mean(top == 1)) < 0.6  # leading bit is used (binomial, ~9 sigma band)
