@@ -6,6 +6,8 @@ executed notebooks; these tests only read the results:
 - every figure and every numbered equation of the HTML book has the same number in the
   PDF (from LaTeX's ``.aux`` labels), and every figure's graphic went into the PDF;
 - every figure of the paper (Paper Figure 1-9) is in the PDF's text with its caption;
+- notebook tables shown as HTML (pandas DataFrame, Styler) are tables in the PDF too
+  (book/_ext/ldp_latex.py), not the Styler's "<pandas.io.formats.style.Styler at 0x...>";
 - the final LaTeX run left no missing glyph, undefined reference or error behind.
 
 Under ``CI=true`` a missing build or a missing ``pdftotext`` is a failure; elsewhere the
@@ -19,11 +21,16 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from docutils import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import ldp_latex  # noqa: E402  (book/_ext/ldp_latex.py)
+
 HTML = ROOT / "_build" / "html"
 LATEX = ROOT / "_build" / "latex"
 PDF = LATEX / "ldp-book.pdf"
@@ -122,3 +129,34 @@ def test_latex_log_clean(built: Path):
         log, re.M,
     )
     assert not problems, "LaTeX problems in ldp-book.log:\n" + "\n".join(problems[:20])
+
+
+def test_notebook_tables_are_tables_in_the_pdf(pdf_text: str):
+    assert "pandas.io.formats.style.Styler" not in pdf_text
+    tex = (LATEX / "ldp-book.tex").read_text(encoding="utf-8")
+    assert tex.count(r"\begin{sphinxuseclass}{ldptable}") >= 10, "notebook tables were not converted"
+
+
+def test_html_table_to_nodes():
+    html = """<style>td {}</style><table><caption>Costs, $\\varepsilon = 1$</caption>
+      <thead><tr><th rowspan="2">method</th><th colspan="2">users</th></tr>
+             <tr><th>n[1]</th><th>$n_2$</th></tr></thead>
+      <tbody><tr><th>PEM</th><td>20000</td><td>1.5e+07</td></tr></tbody></table>"""
+    (wrapper,) = ldp_latex.html_table_to_nodes(html)
+    assert wrapper["classes"] == ["ldptable"]  # LaTeX environment sphinxclassldptable
+    caption, table = wrapper.children
+    assert caption.astext() == "Costs, \\varepsilon = 1" and caption.next_node(nodes.math)
+    group = table.next_node(nodes.tgroup)
+    assert group["cols"] == 3
+    assert [c["colwidth"] for c in group.findall(nodes.colspec)] == [6, 5, 7]
+    head = table.next_node(nodes.thead)
+    first, second = head.findall(nodes.row)
+    assert [(e["morerows"], e["morecols"]) for e in first.findall(nodes.entry)] == [(1, 0), (0, 1)]
+    assert [e.astext() for e in second.findall(nodes.entry)] == ["n[1]", "n_2"]
+    assert second.next_node(nodes.math).astext() == "n_2"
+    body = table.next_node(nodes.tbody)
+    assert [e.astext() for e in body.findall(nodes.entry)] == ["PEM", "20000", "1.5e+07"]
+    wide = "<table><tr>" + "<td>1</td>" * (ldp_latex.MAX_COLUMNS + 1) + "</tr></table>"
+    assert ldp_latex.html_table_to_nodes(wide) is None
+    assert ldp_latex.html_table_to_nodes("<p>no table</p>") is None
+    assert ldp_latex.html_table_to_nodes("<table><thead><tr><th>a</th></tr></thead></table>") is None
