@@ -85,6 +85,9 @@ def test_pem_with_huge_epsilon_fails_at_construction():
     # the optimizer (no explicit configuration) works at the limit, for the paper's sizes
     cfg = ldp.PEM(MAX_EPSILON, 16, 64).config(10**6)
     assert cfg.m == 64 and cfg.queries <= 2**20
+    # called directly, the analysis refuses what would overflow e**epsilon (no OverflowError)
+    with pytest.raises(ValueError, match=r"\(0, 709\.78\d*\] \(e\*\*epsilon must be a finite double\)"):
+        ldp.analysis.optimize_pem(10**6, 64, 16, 800.0)
 
 
 # ---------------------------------------------------------------------------
