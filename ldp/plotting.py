@@ -7,6 +7,7 @@ artefacts the book includes with a numbered ``{figure}`` directive.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import matplotlib
@@ -54,7 +55,8 @@ def save_figure(fig, name: str, *, folder: str | Path | None = None,
     Returns the written paths by format.  ``folder`` defaults to
     :func:`ldp.paths.figures_dir`.  The figure is closed afterwards (so the
     notebook shows it only through the book's ``{figure}`` directive) unless
-    ``close=False``.
+    ``close=False``.  With ``$LDP_SHOW_FIGURES`` set (``python -m ldp rerun``)
+    it is also shown in the notebook's output, as a PNG.
     """
     folder = Path(folder) if folder is not None else figures_dir()
     out = {}
@@ -63,9 +65,22 @@ def save_figure(fig, name: str, *, folder: str | Path | None = None,
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata={"Date": None} if fmt != "png" else None)
         out[fmt] = target
+    if os.environ.get("LDP_SHOW_FIGURES"):
+        _show_png(fig)
     if close:
         plt.close(fig)
     return out
+
+
+def _show_png(fig) -> None:
+    """Display ``fig`` in the running notebook (IPython) as a PNG."""
+    import io
+
+    from IPython.display import Image, display
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    display(Image(data=buf.getvalue(), format="png"))
 
 
 def errorbar_lines(ax, summary, *, x: str, y: str, err: str | None = "std", hue: str = "method",
