@@ -65,7 +65,7 @@ __all__ = [
     "notebook_dir", "source_notebooks", "find_notebook", "notebook_title", "parameters_cell",
     "notebook_parameters", "rerun_example", "literal_value", "parse_assignments", "resolve_parameters",
     "quick_parameters", "kernel_env", "ensure_kernel", "papermill_command", "execute", "error_report",
-    "run_folder", "rerun", "main",
+    "run_folder", "readable_markdown", "rerun", "main",
 ]
 
 KERNEL_NAME = "ldp"
@@ -759,6 +759,62 @@ def run_folder(nb_path: Path, values: dict, out: str | os.PathLike | None = None
     return base / f"{Path(nb_path).stem}-{digest}"
 
 
+_GLUE_ROLE = re.compile(r"\{glue(?::(text|md|any))?\}`([^`]+)`")
+_FIGURE_BLOCK = re.compile(r"^```\{figure\}[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+_RECORD = "application/papermill.record/"
+
+
+def readable_markdown(nb):
+    """The executed notebook with its glued values pasted into the markdown (for the HTML copy).
+
+    Outside Jupyter Book, MyST roles stay raw text.  This replaces
+    ``{glue:text}`key:fmt` `` and ``{glue:md}`key` `` by the values this run glued
+    (formatted as myst-nb does), and each ``{figure}`` block by its caption: the
+    figure itself is shown right above, in the output of the cell that saved it.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook; changed in place.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    glued = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                glued[name] = {k.removeprefix(_RECORD): v for k, v in out.get("data", {}).items()}
+
+    def paste(m: re.Match) -> str:
+        kind, content = m[1] or "any", m[2]
+        key, _, spec = content.rpartition(":") if ":" in content else (content, "", "")
+        data = glued.get(key)
+        if data is None or "text/plain" not in data:
+            return m[0]
+        if kind == "md":
+            return data.get("text/markdown", data["text/plain"])
+        try:
+            return format_plain_text(data["text/plain"], spec)
+        except (ValueError, TypeError):
+            return m[0]
+
+    def caption(m: re.Match) -> str:
+        lines = m[1].strip("\n").splitlines()
+        name = next((ln.split(":", 2)[2].strip() for ln in lines if ln.startswith(":name:")), "")
+        text = " ".join(ln.strip() for ln in lines if not ln.startswith(":")).strip()
+        return f"*Figure* `{name}` (shown above): {text}\n"
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _GLUE_ROLE.sub(paste, _FIGURE_BLOCK.sub(caption, cell.source))
+    return nb
+
+
 def _write_html(executed: Path, target: Path) -> bool:
     """The executed notebook as one HTML file (figures embedded) for any web browser."""
     try:
@@ -768,7 +824,8 @@ def _write_html(executed: Path, target: Path) -> bool:
         return False
     with warnings.catch_warnings():  # glue's records have no HTML form; they are not shown anyway
         warnings.filterwarnings("ignore", message="Your element with mimetype")
-        body, _ = nbconvert.HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
+        body, _ = nbconvert.HTMLExporter().from_notebook_node(
+            readable_markdown(nbformat.read(executed, as_version=4)))
     with atomic_path(target) as tmp:
         tmp.write_text(body, encoding="utf-8")
     return True

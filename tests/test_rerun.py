@@ -262,6 +262,25 @@ def test_save_figure_shows_the_figure(tmp_path, monkeypatch):
     assert (tmp_path / "b.svg").is_file()
 
 
+def test_readable_markdown_pastes_glue_and_figure_captions():
+    book = nbformat.v4.new_notebook()
+    rec = "application/papermill.record/"
+    out = [nbformat.v4.new_output("display_data", data={rec + "text/plain": "0.123456"},
+                                  metadata={"scrapbook": {"name": "x", "mime_prefix": rec}}),
+           nbformat.v4.new_output("display_data", data={rec + "text/plain": "'yes'"},
+                                  metadata={"scrapbook": {"name": "word", "mime_prefix": rec}}),
+           nbformat.v4.new_output("display_data", data={rec + "text/plain": "<Markdown>",
+                                                        rec + "text/markdown": "*m*"},
+                                  metadata={"scrapbook": {"name": "note", "mime_prefix": rec}})]
+    book.cells = [nbformat.v4.new_code_cell("glue(...)", outputs=out),
+                  nbformat.v4.new_markdown_cell(
+                      "x = {glue:text}`x:.2f`, {glue:text}`word`, {glue:md}`note`, {glue:text}`nope:.1f`.\n\n"
+                      "```{figure} /_generated/figures/fig-a.*\n:name: fig-a\n:width: 100%\n\nThe caption.\n```\n")]
+    src = R.readable_markdown(book).cells[1].source
+    assert src.startswith("x = 0.12, yes, *m*, {glue:text}`nope:.1f`.")
+    assert "{figure}" not in src and "*Figure* `fig-a` (shown above): The caption." in src
+
+
 @pytest.mark.slow
 def test_execute_reports_progress(tmp_path):
     """The runner's progress callback sees the cell being executed while the notebook runs."""
@@ -321,9 +340,12 @@ def test_documented_command_runs(path, tmp_path):
     expected, _ = R.resolve_parameters(path, example, quick=True)
     assert values == json.loads(json.dumps(expected)) and values["quick"] is True
     assert (run / "run.log").stat().st_size > 0
-    assert (run / f"{path.stem}.html").stat().st_size > 0
-
+    html = (run / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert "data:image/png" in html  # figures embedded
     executed = nbformat.read(run / path.name, as_version=4)
+    raw = re.findall(r"\{glue(?::\w+)?\}<code>([^<:]+)", html)  # roles left as text ...
+    assert not set(raw) & set(_glue(executed)), "glued values not pasted into the HTML"  # ... only unknown keys
+
     injected = executed.metadata["papermill"]["parameters"]
     for name in example:
         assert injected[name] == values[name], name
