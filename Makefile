@@ -130,7 +130,8 @@ rerun: export LDP_RERUN_SET := $(SET)
 rerun: export LDP_RERUN_OUT := $(OUT)
 rerun: setup
 	@if [ -z "$$LDP_RERUN_NB" ]; then \
-	    echo "make rerun: name a chapter, e.g. make rerun NB=06 QUICK=1 SET='repetitions=2'" >&2; exit 2; fi
+	    echo "make rerun: name a chapter, e.g. make rerun NB=06 QUICK=1 SET='repetitions=2'" >&2; \
+	    echo "chapters: $$(cd notebooks && ls *.ipynb | sed 's/\.ipynb$$//' | tr '\n' ' ')" >&2; exit 2; fi
 	$(PY) -m ldp rerun "$$LDP_RERUN_NB" $(if $(call truthy,$(QUICK)),--quick) \
 	    $${LDP_RERUN_SET:+--set "$$LDP_RERUN_SET"} $${LDP_RERUN_OUT:+--out "$$LDP_RERUN_OUT"}
 

@@ -822,10 +822,16 @@ def _write_html(executed: Path, target: Path) -> bool:
         import nbformat
     except ImportError:
         return False
+    exporter = nbconvert.HTMLExporter()
     with warnings.catch_warnings():  # glue's records have no HTML form; they are not shown anyway
         warnings.filterwarnings("ignore", message="Your element with mimetype")
-        body, _ = nbconvert.HTMLExporter().from_notebook_node(
-            readable_markdown(nbformat.read(executed, as_version=4)))
+        body, _ = exporter.from_notebook_node(readable_markdown(nbformat.read(executed, as_version=4)))
+    local = repo_root() / "book" / "_static" / "mathjax" / "tex-svg-full.js"  # make mathjax
+    cdn = f'<script src="{exporter.mathjax_url}"> </script>'
+    if local.is_file() and cdn in body:  # typeset the math offline, with the book's MathJax 3
+        body = body.replace(cdn, "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', "
+                                 "'\\\\)']], processEscapes: true}};</script>\n"
+                                 f'<script src="{local.as_uri()}"></script>')
     with atomic_path(target) as tmp:
         tmp.write_text(body, encoding="utf-8")
     return True
