@@ -71,6 +71,7 @@ __all__ = [
 KERNEL_NAME = "ldp"
 KERNEL_DISPLAY_NAME = "Python 3 (ldp)"
 #: environment variable naming the file where run_grid reports its progress
+#: (= ldp.experiments.PROGRESS_ENV; not imported, to keep this module light)
 PROGRESS_ENV = "LDP_PROGRESS_FILE"
 #: environment variable that makes ldp.plotting.save_figure also show the figure
 SHOW_FIGURES_ENV = "LDP_SHOW_FIGURES"

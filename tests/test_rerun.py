@@ -230,8 +230,9 @@ def test_example_covers_every_kind(path):
 # progress and inline figures
 # --------------------------------------------------------------------------- #
 def test_run_grid_reports_progress(tmp_path, monkeypatch):
-    from ldp.experiments import Grid, run_grid
+    from ldp.experiments import PROGRESS_ENV, Grid, run_grid
 
+    assert PROGRESS_ENV == R.PROGRESS_ENV  # the runner polls the file run_grid writes
     progress = tmp_path / "progress.json"
     monkeypatch.setenv(R.PROGRESS_ENV, str(progress))
     grid = Grid(["PEM"], [("exponential", {"n": 2000, "m": 16}, "e")], {"epsilon": 2.0, "k": 4},
