@@ -1,9 +1,10 @@
 """Every notebook in notebooks/ follows the conventions and runs with quick=True.
 
 - ``test_parameters_cell``: one cell tagged ``parameters``, type-annotated
-  defaults only, ``quick: bool = False`` (checked without running anything).
-- ``test_executes_quick``: the notebook runs to the end with papermill and
-  ``-p quick True`` (kernel ``ldp``, cwd = repository root) into a temporary
+  defaults only, ``quick: bool = False``, valid ``[quick: ...]`` values
+  (checked without running anything).
+- ``test_executes_quick``: the notebook runs to the end with papermill,
+  ``quick=True`` and its quick values (kernel ``ldp``, cwd = repository root) into a temporary
   folder, with figures going to a temporary ``LDP_FIGURE_DIR``. When the quick
   book build (``make test`` runs it first) already executed the *same* inputs
   (same cache key: notebook, ``ldp/`` sources, pins, data listing), its executed
@@ -40,7 +41,6 @@ def _load_runner():
 
 runner = _load_runner()
 NOTEBOOKS = runner.source_notebooks()
-QUICK = {"quick": True}
 
 
 def test_there_are_notebooks():
@@ -49,11 +49,10 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_parameters_cell(nb_path: Path):
-    src = runner.parameters_cell(nb_path)  # raises NotebookError with the reason
-    params = runner.parse_parameters(src)
-    names = [p["name"] for p in params]
-    assert "quick" in names
-    undocumented = [p["name"] for p in params if not p["help"]]
+    runner.parameters_cell(nb_path)  # raises NotebookError with the reason
+    params = runner.notebook_parameters(nb_path)  # also checks defaults and quick values
+    assert "quick" in params
+    undocumented = [name for name, p in params.items() if not p.help]
     assert not undocumented, (
         f"{nb_path.name}: parameters without a `# meaning` comment: {undocumented}"
     )
@@ -80,10 +79,11 @@ def test_executes_quick(nb_path: Path, tmp_path: Path):
     manifest_path = cache / "manifest.json"
     entry = json.loads(manifest_path.read_text()).get(nb_path.stem) if manifest_path.is_file() else None
     cached = cache / "notebooks" / nb_path.name
+    quick = runner.mode_parameters(nb_path, True)
     reuse = (
         os.environ.get("LDP_NOTEBOOK_TESTS_REEXECUTE", "") not in {"1", "true", "yes"}
         and entry is not None
-        and entry.get("key") == runner.cache_key(nb_path, QUICK)
+        and entry.get("key") == runner.cache_key(nb_path, quick)
         and cached.is_file()
     )
     if reuse:
@@ -92,7 +92,7 @@ def test_executes_quick(nb_path: Path, tmp_path: Path):
         runner.ensure_kernel()
         executed = tmp_path / nb_path.name
         ok, report = runner.execute(
-            nb_path, executed, QUICK, tmp_path / "figures", tmp_path / "papermill.log"
+            nb_path, executed, quick, tmp_path / "figures", tmp_path / "papermill.log"
         )
         assert ok, f"{nb_path.name} failed with quick=True:\n{report}"
 
