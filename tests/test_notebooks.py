@@ -20,13 +20,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+
+import minibook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,24 +145,8 @@ def test_cross_document_glue(tmp_path: Path):
         "# Page\n\nPasted: {glue:text}`nb/mini.ipynb::answer:.2f`; "
         "see {numref}`fig-mini`.\n"
     )
-    (book / "index.md").write_text("# Index\n")
-    (book / "_toc.yml").write_text(
-        "format: jb-book\nroot: index\nchapters:\n  - file: nb/mini\n  - file: page\n"
-    )
-    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
-    static = ROOT / "book" / "_static"  # html_static_path in _config.yml (local MathJax)
-    (book / "book").mkdir()
-    if static.is_dir():
-        (book / "book" / "_static").symlink_to(static, target_is_directory=True)
-    else:
-        (book / "book" / "_static").mkdir()
-    # the project's Sphinx extensions (_config.yml: local_extensions)
-    (book / "book" / "_ext").symlink_to(ROOT / "book" / "_ext", target_is_directory=True)
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "-W", "-n",
-         "--keep-going", "--all"],
-        env=runner.kernel_env(tmp_path / "figures"), capture_output=True, text=True,
-    )
+    minibook.scaffold(book, ["nb/mini", "page"])
+    proc = minibook.build(book, env=runner.kernel_env(tmp_path / "figures"))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     html = (book / "_build" / "html" / "page.html").read_text()
     assert '<span class="pasted-text">42.00</span>' in html

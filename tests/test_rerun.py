@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
 from ldp import rerun as R
@@ -255,10 +256,11 @@ def test_save_figure_shows_the_figure(tmp_path, monkeypatch):
     fig, ax = plt.subplots()
     ax.plot([0, 1])
     monkeypatch.delenv(R.SHOW_FIGURES_ENV, raising=False)
-    save_figure(fig, "a", folder=tmp_path, close=False)
+    data = pd.DataFrame({"x": [0, 1], "y": [0, 1]})
+    save_figure(fig, "a", data=data, folder=tmp_path, close=False)
     assert shown == []
     monkeypatch.setenv(R.SHOW_FIGURES_ENV, "1")
-    save_figure(fig, "b", folder=tmp_path)
+    save_figure(fig, "b", data=data, folder=tmp_path)
     assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "b.svg").is_file()
 
