@@ -266,3 +266,33 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
         (stubs / f"{chapter}.md").write_text(text)
     proc = minibook.build(book)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_a_changed_table_fails_loudly_naming_the_claim(tmp_path):
+    root = copy_fixture(tmp_path)
+    f = pd.read_csv(root / "figures" / "fig-eval-var.csv").rename(columns={"var_mean": "mse"})
+    f.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
+    with pytest.raises(RuntimeError, match="claim fig9-mcm-below-spm: measuring it failed .*var_mean"):
+        RP.evaluate(ResultStore(root))
+
+
+def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LDP_ROOT", str(tmp_path))
+    shutil.copytree(FIXTURE, tmp_path / "_generated" / "cache" / "quick")
+    (tmp_path / "_generated" / "MODE").write_text("quick\n")
+    assert RP.main([]) == 0
+    out = tmp_path / "_generated" / "cache" / "quick" / "report"
+    assert "64 claims" in capsys.readouterr().out
+    claims = pd.read_csv(out / "claims.csv")
+    assert list(claims["id"]) == [c.id for c in C.CLAIMS]
+    assert (out / "report.md").read_text().startswith("```{warning}\n**" + BANNER)
+    assert BANNER in (out / "evidence" / "fig-eval-vary-eps.md").read_text()
+    # a rerun: only its chapter, into --out
+    run = tmp_path / "my-runs" / "06_evaluation-0123456789"
+    shutil.copytree(FIXTURE / "figures", run / "figures")
+    (run / "parameters.json").write_text(json.dumps({"k_fixed": 16, "epsilons": [1.0, 3.0]}))
+    assert RP.main(["--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
+    t = pd.read_csv(tmp_path / "r" / "claims.csv").set_index("id")
+    assert set(t["chapter"]) == {"06_evaluation"}
+    assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4
+    assert RP.NOT_COVERED in (tmp_path / "r" / "report.md").read_text()

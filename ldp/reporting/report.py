@@ -20,8 +20,10 @@ and are not the reproduction's.
 """
 from __future__ import annotations
 
+import argparse
 import math
 import re
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -30,10 +32,12 @@ import pandas as pd
 from . import rules as R
 from .claims import (CLAIMS, FIGURE_ENGINES, FIGURE_TITLES, STAND_INS, Claim, Measurement, MissingInput,
                      NotCovered, display_quote)
-from .results import MissingResult, ResultStore
+from ..paths import atomic_path, generated_dir
+from .results import MODES, MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
-           "quick_banner", "group_label", "NOT_COVERED", "REPORT_DOC", "COLUMNS"]
+           "quick_banner", "group_label", "largest_differences", "write_outputs", "main", "NOT_COVERED",
+           "REPORT_DOC", "COLUMNS"]
 
 #: the mark of a claim whose setting the run's parameters leave out
 NOT_COVERED = "not covered by this run's parameters"
@@ -132,14 +136,17 @@ def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
         return row
     try:
         out = claim.measure(store)
+        m = out if isinstance(out, Measurement) else Measurement(out)
+        decision = claim.rule.decide(m.frame)
     except NotCovered as exc:
         row |= {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "explanation": f"{NOT_COVERED}: {exc}"}
         return row
     except (MissingResult, MissingInput) as exc:
         row["explanation"] = f"input missing: {exc}"
         return row
-    m = out if isinstance(out, Measurement) else Measurement(out)
-    decision = claim.rule.decide(m.frame)
+    except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
+        raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
+                           f"its inputs: {', '.join(claim.inputs) or 'none'}") from exc
     row |= {"measured": decision.summary + (f"; {m.note}" if m.note else ""), "verdict": decision.verdict,
             "explanation": decision.explanation, "excess": _excess(claim.rule.kind, dict(decision.numbers))}
     if claim.stand_in and not claim.stand_in_decides and decision.verdict != R.NOT_TESTABLE:
@@ -352,3 +359,79 @@ def render_evidence(table: pd.DataFrame, figure: str, mode: str | None) -> str:
                   f"{{ref}}`see the row {r['id']} <{group_label(r)}>`"]
     lines += ["```", ""]
     return "\n".join(x for x in lines if x)
+
+
+# --------------------------------------------------------------------------- #
+# files for the book
+# --------------------------------------------------------------------------- #
+def _write(path: Path, text: str) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
+                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
+    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
+
+    Writes ``claims.csv`` (the tidy table of :func:`evaluate`), ``report.md``
+    (:func:`render_report`), ``scorecard.md`` and one ``evidence/<figure>.md``
+    per figure that measures a claim, into ``folder`` (default
+    ``<store>/report``).
+
+    Parameters
+    ----------
+    store : ResultStore
+        The results of a build mode or a rerun.
+    folder : path-like, optional
+        Where to write.
+    mode : {"full", "quick", "rerun"}, optional
+        Default: the store's mode (a quick build's pages carry the banner).
+    chapters : iterable of str, optional
+        Only the claims of these chapters.
+
+    Returns
+    -------
+    dict
+        The written paths by name.
+    """
+    mode = store.mode if mode is None else mode
+    _check_mode(mode)
+    folder = Path(folder) if folder is not None else store.root / "report"
+    table = evaluate(store, chapters=chapters)
+    out = {}
+    with atomic_path(folder / "claims.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    out["claims.csv"] = folder / "claims.csv"
+    out["report.md"] = _write(folder / "report.md", render_report(table, mode))
+    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
+    for fig in sorted(f for f in table["figure"].unique() if f):
+        out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
+    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
+        "Evaluate every claim of the paper against saved results and write claims.csv, report.md, "
+        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
+    ap.add_argument("--mode", choices=MODES, default=None,
+                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
+    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
+    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
+    args = ap.parse_args(argv)
+    if args.rerun:
+        store = ResultStore.for_rerun(args.rerun)
+        chapters = [store.root.name.rsplit("-", 1)[0]]
+    else:
+        mode = args.mode
+        if mode is None:
+            marker = generated_dir() / "MODE"
+            mode = marker.read_text().strip() if marker.is_file() else "full"
+        store, chapters = ResultStore.for_build(mode), None
+    paths = write_outputs(store, args.out, chapters=chapters)
+    table = pd.read_csv(paths["claims.csv"])
+    counts = ", ".join(f"{n} {v}" for v, n in _verdict_counts(table).items())
+    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
+    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
+    return 0
