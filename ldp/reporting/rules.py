@@ -40,7 +40,8 @@ page renders them (:func:`tolerance_table`):
   number the paper computes, :data:`SIMILAR_F1` for "similar" F1 (the
   validation chapter's rule of section 5.3), :data:`ALMOST_FULL` for "almost
   full utility", :data:`SIMILAR_FACTOR` for "similar" estimation variance and
-  :data:`CLOSE_CORRELATION` for a "close" correlation.
+  :data:`CLOSE_CORRELATION` for a "close" correlation, :data:`COUNT_TOL` for a
+  count and :data:`EQUAL_SPLIT_TOL` for "equal" bits per round.
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ from scipy import stats
 __all__ = [
     "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
     "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
-    "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "PARTLY_RULE",
+    "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "COUNT_TOL", "EQUAL_SPLIT_TOL",
+    "PARTLY_RULE",
     "Decision", "Rule", "WithinSE", "WithinTolerance", "OrderingHolds", "Monotone", "ArgmaxAt",
     "printed_tolerance", "holm_reject", "not_testable", "tolerance_table",
 ]
@@ -93,8 +95,12 @@ ALMOST_FULL = 0.05
 SIMILAR_FACTOR = 1.5
 #: a "close" correlation: Pearson r within this of 1
 CLOSE_CORRELATION = 0.1
-#: tolerance for exact counts and identities (floating-point noise only)
+#: floating-point noise allowed in every comparison
 EXACT_TOL = 1e-9
+#: a count or an identity: exact
+COUNT_TOL = 0.0
+#: "equal" integer parts (bits per round): differ by at most this (m - gamma need not split evenly)
+EQUAL_SPLIT_TOL = 1.0
 
 #: when "partly reproduced" applies, per rule (rendered on the report page)
 PARTLY_RULE = {
@@ -687,5 +693,7 @@ def tolerance_table() -> pd.DataFrame:
         ("ALMOST_FULL", ALMOST_FULL, "'almost full utility': F1 at least 1 minus this"),
         ("SIMILAR_FACTOR", SIMILAR_FACTOR, "'similar' estimation variance: within this factor"),
         ("CLOSE_CORRELATION", CLOSE_CORRELATION, "a 'close' correlation: Pearson r within this of 1"),
+        ("COUNT_TOL", COUNT_TOL, "a count or an identity: exact"),
+        ("EQUAL_SPLIT_TOL", EQUAL_SPLIT_TOL, "'equal' bits per round: differ by at most one bit"),
     ]
     return pd.DataFrame(rows, columns=["constant", "value", "meaning"])
