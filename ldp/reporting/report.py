@@ -1,0 +1,437 @@
+"""Evaluate every claim against a result store and render the report, the scorecard and evidence boxes.
+
+:func:`evaluate` turns the registry (:data:`ldp.reporting.claims.CLAIMS`) and a
+:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per
+claim: id, section, figure, quote, what was measured, the rule, the verdict
+and its one-line explanation, the stand-in and interpretation flags and the
+link target.  A claim is "not testable here" when its inputs are missing
+(e.g. the AOL data was absent), when the run's parameters leave out its
+setting (then ``covered`` is ``False`` and ``coverage`` says "not covered by
+this run's parameters: ..."), or when a stand-in cannot decide it.
+
+Three renderings (MyST Markdown for Jupyter Book), each taking the build mode:
+:func:`render_report` (the report page, grouped by the paper's sections,
+rules and tolerances stated at the top), :func:`render_scorecard` (counts per
+verdict, the three largest differences, stand-ins, engines, a link to the
+report) and :func:`render_evidence` (a box under a figure: what the paper
+says, what we measure, the verdict, a link to the report's rows).  In a quick
+build every output starts with a banner saying its verdicts use small samples
+and are not the reproduction's.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import rules as R
+from .claims import (CLAIMS, FIGURE_ENGINES, FIGURE_TITLES, STAND_INS, Claim, Measurement, MissingInput,
+                     NotCovered, display_quote)
+from ..paths import atomic_path, generated_dir
+from .results import MODES, MissingResult, ResultStore
+
+__all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
+           "quick_banner", "group_label", "largest_differences", "write_outputs", "main", "NOT_COVERED",
+           "REPORT_DOC", "COLUMNS"]
+
+#: the mark of a claim whose setting the run's parameters leave out
+NOT_COVERED = "not covered by this run's parameters"
+#: where the report page lives in the book (absolute MyST path, no suffix)
+REPORT_DOC = "/book/reproduction"
+INTERPRETATION_DOC = "/book/interpretation.md"
+#: the columns of :func:`evaluate`'s table
+COLUMNS = ["id", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind", "verdict",
+           "explanation", "note", "stand_in", "stand_in_decides", "interpretation", "chapter", "figure", "link",
+           "covered", "coverage", "excess"]
+
+_SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
+_SECTIONS = {
+    "2": "Section 2: frequency oracles",
+    "3": "Section 3: existing methods",
+    "4": "Section 4: PEM and its analysis (with the appendix)",
+    "5": "Section 5: validation of the analysis",
+    "6": "Section 6: evaluation",
+}
+
+
+# --------------------------------------------------------------------------- #
+# evaluation
+# --------------------------------------------------------------------------- #
+def _contains(values, wanted) -> bool:
+    try:
+        have = np.asarray(list(values), dtype=float)
+        return bool(np.any(np.isclose(have, float(wanted), rtol=1e-9, atol=1e-12)))
+    except (TypeError, ValueError):
+        return wanted in list(values)
+
+
+def check_setting(claim: Claim, params: dict | None) -> str:
+    """``""`` if the chapter's parameters cover the claim's setting (or are unknown), else the reason."""
+    if not params or not claim.setting:
+        return ""
+    misses = []
+    for name, want in claim.setting.items():
+        if name not in params:
+            continue
+        have = params[name]
+        if isinstance(want, tuple):
+            if not isinstance(have, (list, tuple)):
+                have = [have]
+            missing = [w for w in want if not _contains(have, w)]
+            if missing:
+                misses.append(f"{name} = {have} leaves out {', '.join(f'{w:g}' for w in missing)}")
+        else:
+            same = (math.isclose(float(have), float(want), rel_tol=1e-9)
+                    if isinstance(want, (int, float)) and isinstance(have, (int, float)) else have == want)
+            if not same:
+                misses.append(f"{name} = {have!r} (the claim's setting: {want!r})")
+    return "; ".join(misses)
+
+
+def _excess(kind: str, numbers: dict) -> float:
+    """How far beyond its threshold a decision is, in units of the threshold (<= 1: within)."""
+    try:
+        if kind == "within-se":
+            return float(numbers["max_abs_z"]) / float(numbers["bonferroni_z"])
+        if kind == "within-tolerance":
+            tol = float(numbers["tol"])
+            if tol > 0:
+                return float(numbers["max_abs_diff"]) / tol
+            # an exact comparison (a count, a layout): a mismatch counts as just beyond its threshold
+            return 0.0 if numbers["max_abs_diff"] <= R.EXACT_TOL else 1.0
+        if kind == "ordering":
+            return max(0.0, -float(numbers["worst_z"])) / R.Z_TOL
+        if kind == "monotone":
+            return abs(float(numbers["worst_z"])) / R.Z_TOL
+        if kind == "argmax":
+            return float(numbers["largest_gap_z"]) / R.Z_TOL
+    except (KeyError, TypeError, ValueError):
+        pass
+    return float("nan")
+
+
+def _link(claim: Claim) -> str:
+    if claim.figure:
+        return f"{{ref}}`{claim.chapter}: {claim.figure} <{claim.figure}>`"
+    return f"{{doc}}`/_generated/notebooks/{claim.chapter}`"
+
+
+def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
+    """One row of :func:`evaluate` for ``claim``."""
+    row = {"id": claim.id, "section": claim.section, "ref": claim.ref, "quote": claim.quote, "paper": claim.paper,
+           "tested": claim.tested, "measured": "", "rule": claim.rule.describe(), "rule_kind": claim.rule.kind,
+           "verdict": R.NOT_TESTABLE, "explanation": "", "note": claim.note,
+           "stand_in": ", ".join(claim.stand_in), "stand_in_decides": claim.stand_in_decides,
+           "interpretation": ", ".join(claim.interpretation), "chapter": claim.chapter, "figure": claim.figure or "",
+           "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan")}
+    reason = check_setting(claim, store.parameters(claim.chapter))
+    if reason:
+        row |= {"covered": False, "coverage": f"{NOT_COVERED}: {reason}",
+                "explanation": f"{NOT_COVERED}: {reason}"}
+        return row
+    try:
+        out = claim.measure(store)
+        m = out if isinstance(out, Measurement) else Measurement(out)
+        decision = claim.rule.decide(m.frame)
+    except NotCovered as exc:
+        row |= {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "explanation": f"{NOT_COVERED}: {exc}"}
+        return row
+    except (MissingResult, MissingInput) as exc:
+        row["explanation"] = f"input missing: {exc}"
+        return row
+    except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
+        raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
+                           f"its inputs: {', '.join(claim.inputs) or 'none'}") from exc
+    row |= {"measured": decision.summary + (f"; {m.note}" if m.note else ""), "verdict": decision.verdict,
+            "explanation": decision.explanation, "excess": _excess(claim.rule.kind, dict(decision.numbers))}
+    if claim.stand_in and not claim.stand_in_decides and decision.verdict != R.NOT_TESTABLE:
+        names = " and ".join(STAND_INS[s].split(":")[0] for s in claim.stand_in)
+        row |= {"verdict": R.NOT_TESTABLE,
+                "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would give: "
+                               f"{decision.verdict} ({decision.explanation})"}
+    return row
+
+
+def evaluate(store: ResultStore, claims: Sequence[Claim] = CLAIMS, *,
+             chapters: Iterable[str] | None = None) -> pd.DataFrame:
+    """Every claim's verdict against ``store``: a tidy table with :data:`COLUMNS`.
+
+    Parameters
+    ----------
+    store : ResultStore
+        The results of a build mode or a rerun.
+    claims : sequence of Claim
+        Default: the whole registry.
+    chapters : iterable of str, optional
+        Only the claims measured in these chapters (e.g. the one a rerun ran).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim, in registry order.
+    """
+    if not isinstance(store, ResultStore):
+        raise TypeError(f"store must be a ResultStore, got {type(store).__name__}")
+    wanted = None if chapters is None else set(chapters)
+    rows = [evaluate_claim(c, store) for c in claims if wanted is None or c.chapter in wanted]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# --------------------------------------------------------------------------- #
+# rendering
+# --------------------------------------------------------------------------- #
+def quick_banner(mode: str | None) -> str:
+    """The banner of a quick build or a rerun (MyST admonition), empty for the paper-scale build."""
+    if mode == "quick":
+        return ("```{warning}\n**Quick build.** These verdicts come from small samples (fewer runs, smaller grids "
+                "and populations). They exercise the rules; they are **not** the reproduction's verdicts, which "
+                "come from the paper-scale build (`make book`).\n```\n")
+    if mode == "rerun":
+        return ("```{note}\n**Rerun with your own parameters.** Claims whose setting your parameters leave out are "
+                f"marked \"{NOT_COVERED}\" and are not testable here.\n```\n")
+    return ""
+
+
+def _check_mode(mode: str | None) -> None:
+    if mode not in (None, "full", "quick", "rerun"):
+        raise ValueError(f"mode={mode!r} must be 'full', 'quick', 'rerun' or None")
+
+
+def _cell(text) -> str:
+    """Text safe for a Markdown table cell: one line, pipes escaped."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return ""
+    return re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip()
+
+
+def _major(section: str) -> str:
+    head = section.split(".")[0]
+    return head if head in _SECTIONS else "4"
+
+
+def group_label(row) -> str:
+    """The Sphinx label of the report's group (section, figure) that holds a claim's row."""
+    fig = row["figure"] or "text"
+    return f"claims-s{_major(row['section'])}-{fig}"
+
+
+def _flags(row) -> str:
+    out = []
+    if row["stand_in"]:
+        out.append("rests on " + ", ".join(_SHORT_STAND_IN.get(s, s) for s in row["stand_in"].split(", "))
+                   + ("" if row["stand_in_decides"] else " (cannot decide it)"))
+    if row["interpretation"]:
+        links = [f"[{i + 1}]({INTERPRETATION_DOC}#{a})" for i, a in enumerate(row["interpretation"].split(", "))]
+        out.append("our reading: " + " ".join(links))
+    if not row["covered"]:
+        out.append(NOT_COVERED)
+    return "; ".join(out)
+
+
+def _group_title(fig: str) -> str:
+    if not fig:
+        return "Text and equations"
+    return f"{FIGURE_TITLES.get(fig, fig)}: our figure `{fig}`"
+
+
+def rules_section() -> str:
+    """The rules, tolerances and the meaning of each verdict, for the top of the report page."""
+    lines = ["## How the verdicts are decided", "",
+             "Every verdict is computed from the saved figure data by one of five rules "
+             "(`ldp.reporting.rules`); none is typed by hand. The verdicts are exactly: "
+             + ", ".join(f"**{v}**" for v in R.VERDICTS) + ". A claim is *not testable here* when its inputs are "
+             "missing, when the run's parameters leave out its setting, or when it rests on a stand-in that cannot "
+             "decide it.", "",
+             "| Rule | When it says reproduced | When partly |", "| --- | --- | --- |"]
+    text = {
+        "within-se": ("every point within its standard errors: Holm's correction at family-wise level "
+                      f"{R.FAMILY_ALPHA:.2g} rejects no point (the count beyond {R.Z_TOL:g} SE is shown)"),
+        "within-tolerance": "every point within the claim's tolerance of the paper's value",
+        "ordering": ("the ordering holds at the required share of points (all, or "
+                     f"{R.MOST:.0%} for 'in most cases'); ties within {R.Z_TOL:g} SE count as holding; points "
+                     "where every method scores 0, or every method 1, are left out"),
+        "monotone": (f"every series moves the claimed way: no later point beyond {R.Z_TOL:g} SE of their "
+                     "difference against an earlier one"),
+        "argmax": f"in every series the value at the claimed optimum is within {R.Z_TOL:g} SE of the maximum",
+    }
+    for kind in ("within-se", "within-tolerance", "ordering", "monotone", "argmax"):
+        lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(R.PARTLY_RULE[kind])} |")
+    lines += ["", "Tolerances (written once, in `ldp.reporting.rules`):", "",
+              "| Constant | Value | Meaning |", "| --- | --- | --- |"]
+    for _, t in R.tolerance_table().iterrows():
+        value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
+        lines.append(f"| `{t['constant']}` | {value} | {_cell(t['meaning'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_report(table: pd.DataFrame, mode: str | None) -> str:
+    """The report page: banner, rules and tolerances, then one table per (paper section, figure).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evaluate`'s table.
+    mode : {"full", "quick", "rerun", None}
+        The build mode; "quick" adds the small-sample banner.
+
+    Returns
+    -------
+    str
+        MyST Markdown.
+    """
+    _check_mode(mode)
+    parts = [quick_banner(mode), rules_section()]
+    table = table.assign(_major=table["section"].map(_major))
+    for major, title in _SECTIONS.items():
+        sec = table[table["_major"] == major]
+        if sec.empty:
+            continue
+        parts.append(f"## {title}\n")
+        for fig, grp in sec.groupby("figure", sort=False):
+            parts.append(f"({group_label(grp.iloc[0])})=\n### {_group_title(fig)}\n")
+            lines = ["| Claim | Paper | Ours | Rule | Verdict | Flags | Measured in |",
+                     "| --- | --- | --- | --- | --- | --- | --- |"]
+            for _, r in grp.iterrows():
+                claim = f"`{r['id']}` (§{r['section']}, {_cell(r['ref'])}): \"{_cell(display_quote(r['quote']))}\""
+                ours = _cell(r["measured"] or "—") + (f" *{_cell(r['note'])}*" if r["note"] else "")
+                verdict = f"**{r['verdict']}**: {_cell(r['explanation'])}"
+                lines.append(f"| {claim} | {_cell(r['paper'])} | {ours} | {_cell(r['rule'])} | {verdict} | "
+                             f"{_cell(_flags(r))} | {r['link']} |")
+            parts.append("\n".join(lines) + "\n")
+    return "\n".join(p for p in parts if p)
+
+
+def _verdict_counts(table: pd.DataFrame) -> dict[str, int]:
+    return {v: int((table["verdict"] == v).sum()) for v in R.VERDICTS}
+
+
+def largest_differences(table: pd.DataFrame, n: int = 3) -> pd.DataFrame:
+    """The ``n`` claims furthest from the paper: not reproduced first, then partly, by excess over the threshold."""
+    rank = {R.NOT_REPRODUCED: 0, R.PARTLY: 1}
+    t = table[table["verdict"].isin(rank)].copy()
+    t["_rank"] = t["verdict"].map(rank)
+    t["_excess"] = t["excess"].fillna(0.0)
+    return t.sort_values(["_rank", "_excess"], ascending=[True, False]).head(n)
+
+
+def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REPORT_DOC) -> str:
+    """The scorecard: verdict counts, three largest differences, stand-ins, engines, link to the report."""
+    _check_mode(mode)
+    counts = _verdict_counts(table)
+    lines = [quick_banner(mode), "```{admonition} Scorecard: the paper's claims against this build", ":class: tip",
+             "",
+             f"{len(table)} claims of sections 2-6: " + ", ".join(f"**{c}** {v}" for v, c in counts.items()) + ".",
+             ""]
+    uncovered = int((~table["covered"].astype(bool)).sum())
+    if uncovered:
+        lines += [f"{uncovered} of them {NOT_COVERED}.", ""]
+    diffs = largest_differences(table)
+    if len(diffs):
+        lines += ["The largest differences from the paper:", ""]
+        for _, r in diffs.iterrows():
+            lines.append(f"- `{r['id']}` ({r['ref']}, {r['verdict']}): {_cell(r['measured'])}")
+        lines.append("")
+    lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
+              "What computed each figure: " + "; ".join(
+                  f"{FIGURE_TITLES.get(f, f)} (`{f}`): {e}" for f, e in FIGURE_ENGINES.items()
+                  if not f.count("/")) + ".", "",
+              f"Every claim, its rule and its verdict: {{doc}}`the reproduction report <{report}>`.", "```", ""]
+    return "\n".join(x for x in lines if x is not None)
+
+
+def render_evidence(table: pd.DataFrame, figure: str, mode: str | None) -> str:
+    """A box for under a figure: each claim the figure measures, what we measure, the verdict, a link."""
+    _check_mode(mode)
+    rows = table[table["figure"] == figure]
+    if rows.empty:
+        return ""
+    lines = [quick_banner(mode), f"```{{admonition}} Evidence: {FIGURE_TITLES.get(figure, figure)} of the paper",
+             ":class: note", ""]
+    for _, r in rows.iterrows():
+        lines += [f"- **The paper** (§{r['section']}, {_cell(r['ref'])}): \"{_cell(display_quote(r['quote']))}\"",
+                  f"  - **We measure:** {_cell(r['measured'] or '—')}",
+                  f"  - **Verdict: {r['verdict']}** ({_cell(r['explanation'])}); "
+                  f"{{ref}}`see the row {r['id']} <{group_label(r)}>`"]
+    lines += ["```", ""]
+    return "\n".join(x for x in lines if x)
+
+
+# --------------------------------------------------------------------------- #
+# files for the book
+# --------------------------------------------------------------------------- #
+def _write(path: Path, text: str) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
+                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
+    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
+
+    Writes ``claims.csv`` (the tidy table of :func:`evaluate`), ``report.md``
+    (:func:`render_report`), ``scorecard.md`` and one ``evidence/<figure>.md``
+    per figure that measures a claim, into ``folder`` (default
+    ``<store>/report``).
+
+    Parameters
+    ----------
+    store : ResultStore
+        The results of a build mode or a rerun.
+    folder : path-like, optional
+        Where to write.
+    mode : {"full", "quick", "rerun"}, optional
+        Default: the store's mode (a quick build's pages carry the banner).
+    chapters : iterable of str, optional
+        Only the claims of these chapters.
+
+    Returns
+    -------
+    dict
+        The written paths by name.
+    """
+    mode = store.mode if mode is None else mode
+    _check_mode(mode)
+    folder = Path(folder) if folder is not None else store.root / "report"
+    table = evaluate(store, chapters=chapters)
+    out = {}
+    with atomic_path(folder / "claims.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    out["claims.csv"] = folder / "claims.csv"
+    out["report.md"] = _write(folder / "report.md", render_report(table, mode))
+    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
+    for fig in sorted(f for f in table["figure"].unique() if f):
+        out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
+    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
+        "Evaluate every claim of the paper against saved results and write claims.csv, report.md, "
+        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
+    ap.add_argument("--mode", choices=MODES, default=None,
+                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
+    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
+    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
+    args = ap.parse_args(argv)
+    if args.rerun:
+        store = ResultStore.for_rerun(args.rerun)
+        chapters = [store.root.name.rsplit("-", 1)[0]]
+    else:
+        mode = args.mode
+        if mode is None:
+            marker = generated_dir() / "MODE"
+            mode = marker.read_text().strip() if marker.is_file() else "full"
+        store, chapters = ResultStore.for_build(mode), None
+    paths = write_outputs(store, args.out, chapters=chapters)
+    table = pd.read_csv(paths["claims.csv"])
+    counts = ", ".join(f"{n} {v}" for v, n in _verdict_counts(table).items())
+    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
+    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
+    return 0

@@ -1,0 +1,161 @@
+"""The claims registry: integrity of every entry (ids, quotes, sections, figures, links, settings)."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+from myst_parser.mdit_to_docutils.base import default_slugify
+
+from ldp.reporting import claims as C
+from ldp.reporting import rules as R
+from ldp.reporting.results import EXTRA_TABLES
+from ldp.rerun import notebook_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+IDS = [c.id for c in C.CLAIMS]
+
+
+def heading_anchors(md: Path) -> set[str]:
+    """The anchors MyST gives the headings (levels 1-3, myst_heading_anchors: 3) of a Markdown page."""
+    out, fence = set(), False
+    for line in md.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        m = re.match(r"^(#{1,3}) (.*)$", line)
+        if m and not fence:
+            out.add(default_slugify(m.group(2).replace("`", "")))
+    return out
+
+
+def figure_labels(chapter: str) -> set[str]:
+    nb = json.loads((NOTEBOOKS / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return set(re.findall(r":name: (fig-[a-z0-9-]+)", text))
+
+
+def test_registry_size_and_unique_ids():
+    assert len(C.CLAIMS) >= 35
+    assert len(set(IDS)) == len(IDS)
+    for claim_id in IDS:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", claim_id), claim_id
+    assert C.get_claim("fig7b-theta-0005").section == "6.2.3"
+    with pytest.raises(KeyError, match="no claim"):
+        C.get_claim("fig99-nothing")
+
+
+def test_the_reviewers_rows_are_in_the_registry():
+    for claim_id in ("fig7b-theta-0005", "fig5-lead-grows-with-eps", "fig6-spm-small-k", "fig6-url-pem-k",
+                     "fig4-analysis-matches", "fig3-analysis-matches", "fig3b-eta-optimal", "fig8c-assumption-similar",
+                     "fig5-pem-best"):
+        assert claim_id in IDS
+
+
+def test_every_paper_section_and_figure_has_claims():
+    majors = {c.section.split(".")[0] for c in C.CLAIMS}
+    assert {"2", "3", "4", "5", "6"} <= majors
+    refs = " ".join(c.ref for c in C.CLAIMS)
+    for n in range(1, 10):
+        assert re.search(rf"Figures? (\d, )*{n}\b", refs), f"no claim about Figure {n}"
+    for eq in ("(1)", "(3)", "(4)", "(5)"):
+        assert f"eq. {eq}" in refs
+
+
+@pytest.mark.parametrize("claim", C.CLAIMS, ids=IDS)
+def test_quote_is_well_formed(claim):
+    q = claim.quote
+    assert q and q == q.strip() and len(q) <= 300
+    assert "\n" not in q and "..." not in q and "…" not in q  # verbatim, never abridged
+    assert q.count("$") % 2 == 0, "unbalanced math"
+    assert q.count("{") == q.count("}"), "unbalanced braces"
+    shown = C.display_quote(q)
+    assert shown and "\\itergroup" not in shown and "\\hash" not in shown and "\\ref" not in shown
+
+
+@pytest.mark.parametrize("claim", C.CLAIMS, ids=IDS)
+def test_entry_is_complete(claim):
+    assert re.fullmatch(r"[2-6](\.\d){0,2}|Appendix", claim.section), claim.section
+    for m in re.finditer(r"Figures? ([\d, ]+)", claim.ref):  # the paper's numbering: Figures 1 to 9
+        assert all(1 <= int(n) <= 9 for n in re.findall(r"\d+", m.group(1)))
+    assert claim.paper and claim.tested
+    assert callable(claim.measure)
+    assert isinstance(claim.rule, R.Rule) and claim.rule.describe()
+    assert (NOTEBOOKS / f"{claim.chapter}.ipynb").is_file()
+    if claim.figure:
+        assert claim.figure in figure_labels(claim.chapter), f"{claim.figure} is not a figure of {claim.chapter}"
+        assert claim.figure in C.FIGURE_TITLES and claim.figure in C.FIGURE_ENGINES
+    for item in claim.inputs:
+        kind, _, name = item.partition(":")
+        if kind == "figure":
+            assert name in C.FIGURE_TITLES, item
+        else:
+            assert kind == "table", item
+            chapter, _, table = name.partition("/")
+            assert table in EXTRA_TABLES[chapter], item
+    assert set(claim.stand_in) <= set(C.STAND_INS)
+    if not claim.stand_in_decides:
+        assert claim.stand_in, "only a stand-in can be unable to decide"
+
+
+@pytest.mark.parametrize("claim", [c for c in C.CLAIMS if c.interpretation], ids=lambda c: c.id)
+def test_interpretation_links_point_at_headings(claim):
+    anchors = heading_anchors(ROOT / "book" / "interpretation.md")
+    for anchor in claim.interpretation:
+        assert anchor in anchors, f"{anchor} is not a heading of book/interpretation.md"
+
+
+@pytest.mark.parametrize("claim", [c for c in C.CLAIMS if c.setting], ids=lambda c: c.id)
+def test_setting_names_are_parameters_of_the_chapter(claim):
+    params = notebook_parameters(NOTEBOOKS / f"{claim.chapter}.ipynb")
+    for name, value in claim.setting.items():
+        assert name in params, f"{claim.chapter} has no parameter {name}"
+        default = params[name].default
+        if isinstance(value, tuple):  # the paper's setting is in the chapter's default list
+            assert all(any(abs(float(v) - float(d)) < 1e-9 for d in default) for v in value), (name, default)
+        else:
+            assert default == value, (name, default, value)
+
+
+def test_extra_tables_are_few_and_documented():
+    assert sum(len(t) for t in EXTRA_TABLES.values()) <= 5
+    for chapter, tables in EXTRA_TABLES.items():
+        assert (NOTEBOOKS / f"{chapter}.ipynb").is_file()
+        for name, (columns, meaning) in tables.items():
+            assert columns and meaning
+
+
+def test_display_quote_prints_the_macros():
+    assert C.display_quote(r"It is clear that \itergroup performs best") == "It is clear that PEM performs best"
+    assert C.display_quote(r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,") == \
+        r"When $\epsilon=4$, PEM achieves $\mathsf{F1}=0.9$,"
+    assert C.display_quote(r"in Figure~\ref{fig:eval_improve} and~\eqref{var_olh}.") == "in Figure 8(a) and (3)."
+
+
+TEX = r"""
+\section{Intro} text
+\section{Background}
+\subsection{DP}
+\subsection{Oracles}
+\subsubsection{GRR}
+we have $p=1$ and
+the variance   is
+  small.
+\section{Problem}
+\appendix
+\mypara{Proof} A lemma holds.
+"""
+
+
+def test_check_quotes_against_a_source():
+    parts = dict(C.paper_sections(TEX))
+    assert "2.2.1" in parts and "Appendix" in parts and "3" in parts
+    claims = [C.Claim("a-b", "2.2.1", "x", "we have $p=1$ and the variance is small.", "p", "t", lambda s: None,
+                      R.WithinSE(), "01_frequency_oracles"),
+              C.Claim("c-d", "2.2", "x", "the variance is large", "p", "t", lambda s: None, R.WithinSE(),
+                      "01_frequency_oracles"),
+              C.Claim("e-f", "2.2", "x", "A lemma holds.", "p", "t", lambda s: None, R.WithinSE(),
+                      "01_frequency_oracles")]
+    out = C.check_quotes(TEX, claims).set_index("id")
+    assert out.loc["a-b", "found"] and out.loc["a-b", "section_ok"]  # line breaks do not matter
+    assert not out.loc["c-d", "found"]
+    assert out.loc["e-f", "found"] and out.loc["e-f", "sections"] == "Appendix" and not out.loc["e-f", "section_ok"]

@@ -1,0 +1,299 @@
+"""The result store, the evaluation of every claim on the paper-scale figure data, and the renderings.
+
+tests/data/reporting/ holds the paper-scale figure CSVs of a full build (two thinned, see its README) and the
+extra result tables as the chapters will save them.
+"""
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ldp.reporting import claims as C
+from ldp.reporting import report as RP
+from ldp.reporting import rules as R
+from ldp.reporting.results import MissingResult, ResultStore
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "data" / "reporting"
+
+
+@pytest.fixture(scope="module")
+def table():
+    return RP.evaluate(ResultStore(FIXTURE, mode="full"))
+
+
+def verdicts(t):
+    return t.set_index("id")["verdict"]
+
+
+def copy_fixture(tmp_path: Path, name: str = "store") -> Path:
+    dst = tmp_path / name
+    shutil.copytree(FIXTURE, dst)
+    return dst
+
+
+# --------------------------------------------------------------------------- #
+# the store
+# --------------------------------------------------------------------------- #
+def test_store_save_load_roundtrip(tmp_path):
+    store = ResultStore(tmp_path / "s")
+    frame = pd.DataFrame({"dataset": ["AOL", "URL"], "n": [657427, 1160004]})
+    path = store.save("06_evaluation", "datasets", frame, meta={"seed": 1})
+    assert path == tmp_path / "s" / "tables" / "06_evaluation" / "datasets.csv"
+    pd.testing.assert_frame_equal(store.load("06_evaluation", "datasets"), frame)
+    side = store.meta("06_evaluation", "datasets")
+    assert side["meta"] == {"seed": 1} and side["columns"] == ["dataset", "n"] and side["rows"] == 2
+    assert store.has("06_evaluation", "datasets") and not store.has("06_evaluation", "other")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["datasets.csv", "datasets.json"]  # no temporaries
+
+
+def test_store_errors(tmp_path):
+    store = ResultStore(tmp_path)
+    with pytest.raises(MissingResult, match="06_evaluation/datasets"):
+        store.load("06_evaluation", "datasets")
+    with pytest.raises(MissingResult, match="fig-nothing.csv"):
+        store.figure("fig-nothing")
+    for bad in ("../x", "a/b", "x.csv", ""):
+        with pytest.raises(ValueError, match="plain name"):
+            store.save("06_evaluation", bad, pd.DataFrame())
+    with pytest.raises(TypeError, match="DataFrame"):
+        store.save("06_evaluation", "x", [1, 2])
+    with pytest.raises(TypeError):  # meta must be JSON-serialisable
+        store.save("06_evaluation", "x", pd.DataFrame({"a": [1]}), meta={"f": object})
+    assert not (tmp_path / "tables" / "06_evaluation" / "x.csv").exists()
+    with pytest.raises(ValueError, match="mode"):
+        ResultStore(tmp_path, mode="paper")
+    with pytest.raises(ValueError, match="mode"):
+        ResultStore.for_build("rerun")
+
+
+def test_store_locations(tmp_path, monkeypatch):
+    assert ResultStore.for_build("quick", tmp_path).root == (tmp_path / "cache" / "quick").resolve()
+    monkeypatch.setenv("LDP_FIGURE_DIR", str(tmp_path / "cache" / "full" / "figures"))
+    env = ResultStore.from_environment()
+    assert env.root == (tmp_path / "cache" / "full").resolve() and env.mode == "full"
+    run = tmp_path / "07_evaluation_more-0123456789"
+    (run / "figures").mkdir(parents=True)
+    (run / "parameters.json").write_text(json.dumps({"n_users": 1000}))
+    monkeypatch.setenv("LDP_FIGURE_DIR", str(run / "figures"))
+    assert ResultStore.from_environment().mode == "rerun"
+    store = ResultStore.for_rerun(run)
+    assert store.parameters("07_evaluation_more") == {"n_users": 1000}
+    assert store.parameters("06_evaluation") is None
+    with pytest.raises(FileNotFoundError, match="folder"):
+        ResultStore.for_rerun(tmp_path / "nowhere")
+
+
+def test_store_parameters_from_the_runner_manifest(tmp_path):
+    store = ResultStore.for_build("quick", tmp_path)
+    store.root.mkdir(parents=True)
+    (store.root / "manifest.json").write_text(json.dumps({"07_evaluation_more": {"params": {"quick": True}}}))
+    params = store.parameters("07_evaluation_more")
+    assert params["quick"] is True and params["n_users"] == 100_000  # the notebook's quick value
+    store.save_parameters("07_evaluation_more", {"n_users": 5})
+    assert store.parameters("07_evaluation_more") == {"n_users": 5}
+
+
+# --------------------------------------------------------------------------- #
+# evaluation on the paper-scale data
+# --------------------------------------------------------------------------- #
+def test_every_claim_gets_a_verdict_from_the_vocabulary(table):
+    assert list(table.columns) == RP.COLUMNS
+    assert len(table) == len(C.CLAIMS)
+    assert set(table["verdict"]) <= set(R.VERDICTS)
+    assert table["covered"].all()
+    decided = table[table["verdict"] != R.NOT_TESTABLE]
+    assert (decided["measured"] != "").all() and (decided["explanation"] != "").all()
+
+
+def test_paper_scale_verdicts(table):
+    v = verdicts(table)
+    # the reviewer's findings, now computed
+    assert v["fig7b-theta-0005"] == R.NOT_REPRODUCED  # PEM 0.07 against MCM 0.46
+    assert v["fig5-lead-grows-with-eps"] == R.NOT_REPRODUCED  # the lead peaks at eps = 0.9
+    assert v["fig7a-lead-at-eps2"] == R.NOT_REPRODUCED
+    assert v["fig6-spm-small-k"] == R.NOT_REPRODUCED and v["fig6-url-pem-k"] == R.NOT_REPRODUCED
+    assert v["fig4-analysis-matches"] == R.PARTLY and v["fig3-analysis-matches"] == R.PARTLY
+    assert v["fig7bc-pem-better"] == R.PARTLY
+    # what holds
+    for claim_id in ("fig2-analysis-matches", "fig5-pem-best", "fig6-pem-best", "fig3a-fewer-rounds",
+                     "fig3c-half-optimal", "fig8b-eta-better", "s4-lemma-1", "s2-olh-dprime-optimal",
+                     "s4-joint-unbiased", "fig9-mcm-below-spm"):
+        assert v[claim_id] == R.REPRODUCED, claim_id
+    # stand-ins that cannot decide, and claims never run here
+    for claim_id in ("s61-url-size", "fig5-url-eps4-pem", "fig5-url-eps4-others", "fig7-other-datasets",
+                     "fig8a-other-settings"):
+        assert v[claim_id] == R.NOT_TESTABLE, claim_id
+
+
+def test_paper_scale_numbers(table):
+    row = table.set_index("id")
+    assert "values released (mean): PEM 854" in row.loc["fig7b-theta-0005", "measured"]
+    assert "2 excluded" in row.loc["fig5-pem-best", "measured"]  # the points where every method scores 0
+    assert "7 of 52 points beyond 3 SE" in row.loc["fig4-analysis-matches", "measured"]
+    assert "11 of 104 points beyond 3 SE" in row.loc["fig3-analysis-matches", "measured"]
+    assert "maximum at 7 (zipf, F1)" in row.loc["fig3b-eta-optimal", "measured"]
+    assert "the rule alone would give" in row.loc["fig5-url-eps4-pem", "explanation"]
+    assert row.loc["s4-opt-rounds", "verdict"] == R.REPRODUCED and row.loc["s4-opt-gamma", "verdict"] == R.REPRODUCED
+    assert row.loc["s4-opt-equal-eta", "verdict"] == R.REPRODUCED  # (12, 12, 12, 12, 11) for k = 32: one bit
+    assert row.loc["s4-opt-max-eta", "verdict"] == R.NOT_REPRODUCED  # 12, not 13, for k = 16
+
+
+def test_missing_inputs_are_not_testable(tmp_path):
+    root = copy_fixture(tmp_path)
+    for name in ("fig-eval-vary-eps", "fig-eval-vary-k"):  # a build without the AOL data
+        f = pd.read_csv(root / "figures" / f"{name}.csv")
+        f[f["dataset"] != "AOL"].to_csv(root / "figures" / f"{name}.csv", index=False)
+    shutil.rmtree(root / "tables" / "06_evaluation")
+    (root / "figures" / "fig-eval-var.csv").unlink()
+    t = RP.evaluate(ResultStore(root, mode="full")).set_index("id")
+    assert t.loc["fig56-aol-pem-best", "verdict"] == R.NOT_TESTABLE
+    assert "AOL" in t.loc["fig56-aol-pem-best", "explanation"]
+    assert t.loc["s61-aol-users", "verdict"] == R.NOT_TESTABLE
+    assert t.loc["fig9-mcm-below-spm", "explanation"].startswith("input missing")
+    assert t.loc["fig5-pem-best", "verdict"] == R.REPRODUCED
+    assert "AOL is not in this build" in t.loc["fig5-pem-best", "measured"]
+
+
+def test_rerun_with_other_parameters_marks_claims_not_covered(tmp_path):
+    run = tmp_path / "07_evaluation_more-abcdef0123"
+    (run / "figures").mkdir(parents=True)
+    t7 = pd.read_csv(FIXTURE / "figures" / "fig-evalmore-threshold.csv")
+    t7[t7["threshold"] != 0.005].to_csv(run / "figures" / "fig-evalmore-threshold.csv", index=False)
+    shutil.copy(FIXTURE / "figures" / "fig-evalmore-design.csv", run / "figures")
+    params = {"thetas": [0.01, 0.023, 0.035], "eps_theta": [2.0, 4.0], "n_users": 1_000_000, "m_bits": 64,
+              "query_limit": 2 ** 20, "theta_fixed": 0.023, "epsilons": [0.9, 1.2, 2.0, 4.0], "etas": [2, 10],
+              "final_fraction": 0.1}
+    (run / "parameters.json").write_text(json.dumps(params))
+    t = RP.evaluate(ResultStore.for_rerun(run), chapters=["07_evaluation_more"]).set_index("id")
+    assert set(t["chapter"]) == {"07_evaluation_more"}
+    row = t.loc["fig7b-theta-0005"]
+    assert row["verdict"] == R.NOT_TESTABLE and not row["covered"]
+    assert row["coverage"].startswith(RP.NOT_COVERED) and "0.005" in row["coverage"]
+    assert t.loc["fig7a-pem-better", "covered"] and t.loc["fig7a-pem-better", "verdict"] == R.REPRODUCED
+    # a smaller population is another setting: every claim at n = 10^6 is no longer covered
+    (run / "parameters.json").write_text(json.dumps({**params, "n_users": 100_000}))
+    t = RP.evaluate(ResultStore.for_rerun(run), chapters=["07_evaluation_more"]).set_index("id")
+    assert not t.loc["fig7a-pem-better", "covered"] and "n_users = 100000" in t.loc["fig7a-pem-better", "coverage"]
+    # the same parameters in the grid itself: a store without parameters still finds the missing point
+    bare = ResultStore(run / "figures", figures=run / "figures")
+    assert not RP.evaluate(bare, [C.get_claim("fig7b-theta-0005")]).iloc[0]["covered"]
+
+
+def test_check_setting():
+    claim = C.get_claim("fig7b-theta-0005")
+    assert RP.check_setting(claim, None) == ""
+    assert RP.check_setting(claim, {"thetas": [0.005, 0.01], "eps_theta": [2.0]}) == ""
+    assert "leaves out 0.005" in RP.check_setting(claim, {"thetas": [0.01]})
+
+
+def test_evaluate_rejects_a_path():
+    with pytest.raises(TypeError, match="ResultStore"):
+        RP.evaluate(str(FIXTURE))
+
+
+# --------------------------------------------------------------------------- #
+# renderings
+# --------------------------------------------------------------------------- #
+BANNER = "Quick build."
+
+
+def test_report_page(table):
+    page = RP.render_report(table, "full")
+    assert BANNER not in page
+    assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page
+    for claim_id in C._BY_ID:
+        assert f"`{claim_id}`" in page
+    for label in {RP.group_label(r) for _, r in table.iterrows()}:
+        assert f"({label})=" in page
+    assert "{ref}`06_evaluation: fig-eval-vary-eps <fig-eval-vary-eps>`" in page
+    assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
+    for line in page.splitlines():  # every table row has the 7 cells of the header
+        if line.startswith("| `") and line.split("`")[1] in C._BY_ID:
+            assert line.replace("\\|", "").count("|") == 8, line
+    with pytest.raises(ValueError, match="mode"):
+        RP.render_report(table, "paper")
+
+
+def test_every_rendering_of_a_quick_build_carries_the_banner(table):
+    assert RP.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
+    assert BANNER in RP.render_scorecard(table, "quick")
+    assert BANNER in RP.render_evidence(table, "fig-evalmore-threshold", "quick")
+    assert BANNER not in RP.render_scorecard(table, "full")
+    assert RP.NOT_COVERED in RP.render_report(table, "rerun")
+
+
+def test_scorecard(table):
+    card = RP.render_scorecard(table, "full")
+    counts = table["verdict"].value_counts()
+    for verdict in R.VERDICTS:
+        assert f"**{counts.get(verdict, 0)}** {verdict}" in card
+    top = RP.largest_differences(table)
+    assert len(top) == 3 and set(top["verdict"]) == {R.NOT_REPRODUCED}
+    assert "fig5-lead-grows-with-eps" in set(top["id"]) and "fig7b-theta-0005" in set(top["id"])
+    assert all(f"`{i}`" in card for i in top["id"])
+    assert "URL data set: a calibrated stand-in" in card and "count engine" in card
+    assert "{doc}`the reproduction report </book/reproduction>`" in card
+
+
+def test_evidence_box(table):
+    box = RP.render_evidence(table, "fig-evalmore-threshold", "full")
+    assert box.startswith("```{admonition} Evidence: Figure 7 of the paper")
+    assert "PEM performs better than SPM and MCM." in box and "Figure 7(b) and 7(c)" in box
+    assert "<claims-s6-fig-evalmore-threshold>`" in box
+    assert RP.render_evidence(table, "fig-nothing", "full") == ""
+
+
+@pytest.mark.slow
+def test_rendered_pages_build_without_warnings(table, tmp_path):
+    """The report, scorecard and evidence boxes in a small book built with -W -n (every link resolves)."""
+    import minibook
+
+    book = tmp_path / "book"
+    minibook.scaffold(book, ["book/interpretation", "book/rerun", "book/reproduction", "book/scorecard"]
+                      + [f"_generated/notebooks/{c}" for c in sorted({c.chapter for c in C.CLAIMS})])
+    shutil.copy(ROOT / "book" / "interpretation.md", book / "book" / "interpretation.md")
+    (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
+    (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + RP.render_report(table, "quick"))
+    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full"))
+    stubs = book / "_generated" / "notebooks"
+    stubs.mkdir(parents=True)
+    for chapter in sorted({c.chapter for c in C.CLAIMS}):
+        figs = sorted({c.figure for c in C.CLAIMS if c.chapter == chapter and c.figure})
+        text = f"# {chapter}\n\n" + "".join(f"({f})=\n## {f}\n\n{RP.render_evidence(table, f, 'full')}\n"
+                                             for f in figs)
+        (stubs / f"{chapter}.md").write_text(text)
+    proc = minibook.build(book)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_a_changed_table_fails_loudly_naming_the_claim(tmp_path):
+    root = copy_fixture(tmp_path)
+    f = pd.read_csv(root / "figures" / "fig-eval-var.csv").rename(columns={"var_mean": "mse"})
+    f.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
+    with pytest.raises(RuntimeError, match="claim fig9-mcm-below-spm: measuring it failed .*var_mean"):
+        RP.evaluate(ResultStore(root))
+
+
+def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LDP_ROOT", str(tmp_path))
+    shutil.copytree(FIXTURE, tmp_path / "_generated" / "cache" / "quick")
+    (tmp_path / "_generated" / "MODE").write_text("quick\n")
+    assert RP.main([]) == 0
+    out = tmp_path / "_generated" / "cache" / "quick" / "report"
+    assert f"{len(C.CLAIMS)} claims" in capsys.readouterr().out
+    claims = pd.read_csv(out / "claims.csv")
+    assert list(claims["id"]) == [c.id for c in C.CLAIMS]
+    assert (out / "report.md").read_text().startswith("```{warning}\n**" + BANNER)
+    assert BANNER in (out / "evidence" / "fig-eval-vary-eps.md").read_text()
+    # a rerun: only its chapter, into --out
+    run = tmp_path / "my-runs" / "06_evaluation-0123456789"
+    shutil.copytree(FIXTURE / "figures", run / "figures")
+    (run / "parameters.json").write_text(json.dumps({"k_fixed": 16, "epsilons": [1.0, 3.0]}))
+    assert RP.main(["--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
+    t = pd.read_csv(tmp_path / "r" / "claims.csv").set_index("id")
+    assert set(t["chapter"]) == {"06_evaluation"}
+    assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4
+    assert RP.NOT_COVERED in (tmp_path / "r" / "report.md").read_text()
