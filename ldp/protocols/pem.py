@@ -6,7 +6,8 @@ from typing import Sequence
 
 
 from ._base import HeavyHitterProtocol
-from ._core import ExtendCandidates, Plan, Question, RangeCandidates, scaled_estimate, sort_unique
+from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
+from ._oracle_question import check_oracle, make_question, retype_reports
 from ._result import RoundInfo
 
 __all__ = ["PEM"]
@@ -50,6 +51,10 @@ class PEM(HeavyHitterProtocol):
         (one of ``eta``, ``etas``, ``g`` is required when any is given).
     config : ldp.analysis.PEMConfig, optional
         A ready configuration.
+    oracle : {"OLH", "HR", "Hashtogram", "CMS"}, default "OLH"
+        Frequency oracle of the reports (the paper: OLH); see
+        :mod:`ldp.protocols._oracle_question`.  The configuration optimizer
+        assumes OLH's variance either way.
 
     Notes
     -----
@@ -70,8 +75,9 @@ class PEM(HeavyHitterProtocol):
                  threshold: float | None = None, gamma: int | None = None, eta: int | None = None,
                  etas: Sequence[int] | None = None, g: int | None = None,
                  group_fractions: Sequence[float] | None = None, cand_sizes: Sequence[int] | None = None,
-                 config=None):
+                 config=None, oracle: str = "OLH"):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
+        self.oracle = check_oracle(oracle)
         from .. import analysis
 
         explicit = {"gamma": gamma, "eta": eta, "etas": etas, "g": g, "group_fractions": group_fractions,
@@ -112,14 +118,20 @@ class PEM(HeavyHitterProtocol):
             return _optimized(int(n), self.m, self.k, self.epsilon, self.query_limit)
         return analysis.pem_default_config(self.m, self.k, query_limit=self.query_limit)
 
+    def aggregate(self, reports, rng=None):
+        if self.oracle != "OLH" and hasattr(reports, "plan"):  # loaded plans hold plain (OLH) questions
+            reports = retype_reports(self._plan(reports.n, {}), reports)
+        return super().aggregate(reports, rng)
+
     def _resolved_params(self, n: int) -> dict:
         c = self.config(n)
-        return {**self.params, "gamma": c.gamma, "etas": list(c.etas),
+        extra = {} if self.oracle == "OLH" else {"oracle": self.oracle}
+        return {**self.params, **extra, "gamma": c.gamma, "etas": list(c.etas),
                 "group_fractions": list(c.group_fractions), "cand_sizes": list(c.cand_sizes)}
 
     def _plan(self, n: int, public: dict) -> Plan:
         c = self.config(n)
-        qs = tuple((Question(0, L, self.epsilon),) for L in c.prefix_lengths)
+        qs = tuple((make_question(0, L, self.epsilon, self.oracle),) for L in c.prefix_lengths)
         return Plan(self.m, tuple(c.group_fractions), qs)
 
     def _aggregate(self, source, plan: Plan, n: int):
