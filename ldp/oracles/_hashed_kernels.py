@@ -38,26 +38,20 @@ _BLOCK = 1024
 
 
 @njit(inline="always", cache=True)
-def _test(mode, u, dd, y, bits, j, bm1, lb, tmask, sh, lowmask):
-    """Whether a report (payload ``y`` or ``bits[j]``) supports the candidate whose hash word is ``u``.
+def _hr_ok(u, yb, yt, bm1, sh, lowmask):
+    """HR: whether a report (block ``yb``, position ``yt`` of its symbol) supports the cell of hash word ``u``.
 
-    HR: ``h = (u B (b-1)) >> 32`` is split without a division: with
-    ``B = 2^beta``, ``blk = u >> (32 - beta)`` and
-    ``row - 1 = ((u mod 2^(32-beta)) (b-1)) >> (32 - beta)`` (exactly
-    ``h // (b-1)`` and ``h % (b-1)``).
+    ``h = (u B (b-1)) >> 32`` is split without a division: with ``B = 2^beta``,
+    ``blk = u >> (32 - beta)`` and ``row - 1 = ((u mod 2^(32-beta)) (b-1)) >> (32 - beta)``
+    (exactly ``h // (b-1)`` and ``h % (b-1)``).
     """
-    if mode == MODE_HR:
-        blk = u >> sh
-        row = (((u & lowmask) * bm1) >> sh) + np.uint64(1)
-        v = row & (y & tmask)  # < 2**16
-        v ^= v >> np.uint64(8)
-        v ^= v >> np.uint64(4)
-        v ^= v >> np.uint64(2)
-        v ^= v >> np.uint64(1)
-        return ((y >> lb) == blk) & ((v & np.uint64(1)) == np.uint64(0))
-    h = (u * dd) >> np.uint64(32)
-    byte = np.uint64(bits[j, h >> np.uint64(3)])
-    return ((byte >> (np.uint64(7) - (h & np.uint64(7)))) & np.uint64(1)) == np.uint64(1)
+    row = (((u & lowmask) * bm1) >> sh) + np.uint64(1)
+    v = row & yt  # < 2**16
+    v ^= v >> np.uint64(8)
+    v ^= v >> np.uint64(4)
+    v ^= v >> np.uint64(2)
+    v ^= v >> np.uint64(1)
+    return ((u >> sh) == yb) & ((v & np.uint64(1)) == np.uint64(0))
 
 
 @njit(cache=True)
@@ -75,10 +69,25 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
     tmask = np.uint64(b - 1) if b > 1 else np.uint64(0)
     sh = np.uint64(32 - beta)
     lowmask = np.uint64((1 << (32 - beta)) - 1)
+    d = np.int64(d)
     X = np.zeros((C, 4), dtype=np.uint64)
+    YB = np.empty(_BLOCK, dtype=np.uint64)
+    YT = np.empty(_BLOCK, dtype=np.uint64)
+    U = np.empty(_BLOCK * d if mode == MODE_CMS else 1, dtype=np.uint8)  # a block's bits, unpacked
     for start in range(r_lo, r_hi, _BLOCK):
         stop = min(r_hi, start + _BLOCK)
         nb = stop - start
+        if mode == MODE_HR:
+            for k in range(nb):
+                y = np.uint64(ys[start + k])
+                YB[k] = y >> lb
+                YT[k] = y & tmask
+        else:
+            for k in range(nb):
+                row = bits[start + k]
+                base = k * d
+                for h in range(d):
+                    U[base + h] = (row[h >> 3] >> (7 - (h & 7))) & 1
         for k in range(nb):
             s = seeds[start + k] + gamma
             B0[k] = _mix(s)
@@ -111,13 +120,21 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
             c1 = 0
             c2 = 0
             c3 = 0
-            for k in range(nb):
-                j = start + k
-                y = np.uint64(ys[j]) if mode == MODE_HR else np.uint64(0)
-                c0 += _test(mode, acc[0, k] >> s32, dd, y, bits, j, bm1, lb, tmask, sh, lowmask)
-                c1 += _test(mode, acc[1, k] >> s32, dd, y, bits, j, bm1, lb, tmask, sh, lowmask)
-                c2 += _test(mode, acc[2, k] >> s32, dd, y, bits, j, bm1, lb, tmask, sh, lowmask)
-                c3 += _test(mode, acc[3, k] >> s32, dd, y, bits, j, bm1, lb, tmask, sh, lowmask)
+            if mode == MODE_HR:
+                for k in range(nb):
+                    yb = YB[k]
+                    yt = YT[k]
+                    c0 += _hr_ok(acc[0, k] >> s32, yb, yt, bm1, sh, lowmask)
+                    c1 += _hr_ok(acc[1, k] >> s32, yb, yt, bm1, sh, lowmask)
+                    c2 += _hr_ok(acc[2, k] >> s32, yb, yt, bm1, sh, lowmask)
+                    c3 += _hr_ok(acc[3, k] >> s32, yb, yt, bm1, sh, lowmask)
+            else:
+                for k in range(nb):
+                    base = np.uint64(k) * dd
+                    c0 += U[base + (((acc[0, k] >> s32) * dd) >> s32)]
+                    c1 += U[base + (((acc[1, k] >> s32) * dd) >> s32)]
+                    c2 += U[base + (((acc[2, k] >> s32) * dd) >> s32)]
+                    c3 += U[base + (((acc[3, k] >> s32) * dd) >> s32)]
             out[ci] += c0
             if w > 1:
                 out[ci + 1] += c1
