@@ -72,6 +72,14 @@ $(CLUSTER_STAMP): requirements-cluster.txt $(SETUP_STAMP)
 	$(PIP_INSTALL) -r requirements-cluster.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $@
 
+# The peer implementation the cross-check tests compare with (pure-LDP, pinned with the
+# undeclared imports it needs); installed for the test suite only, like the cluster extras.
+CROSSCHECK_STAMP := $(VENV)/.ldp-crosscheck.stamp
+$(CROSSCHECK_STAMP): requirements-crosscheck.txt $(SETUP_STAMP)
+	@echo "[setup] installing requirements-crosscheck.txt into $(VENV)"
+	$(PIP_INSTALL) -r requirements-crosscheck.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $@
+
 # MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
 $(MATHJAX_STAMP): package.json package-lock.json scripts/fetch_mathjax.sh
 	bash scripts/fetch_mathjax.sh
@@ -94,7 +102,7 @@ book: setup mathjax
 # --- tests -----------------------------------------------------------------
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
-test: setup mathjax $(CLUSTER_STAMP)
+test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP)
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	@status=0; \
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
