@@ -1,5 +1,6 @@
 # The two commands:  make book   (build the Jupyter Book, paper settings)
 #                    make test   (quick book build + the whole test suite)
+# Also: make pdf (the book as one PDF; needs TeX Live, see README "The PDF").
 # Everything else is set up on demand from the package registries (PyPI, npm).
 #
 # Variables: QUICK=1 (small settings), JOBS=2 (notebooks in parallel),
@@ -29,24 +30,24 @@ MATHJAX_STAMP := book/_static/mathjax/VERSION
 truthy = $(filter 1 true yes on TRUE YES,$(1))
 RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call truthy,$(FORCE)),--force)
 
-# The team's shared data folder (team machines and CI) holds the AOL tally; elsewhere
-# `make book` fetches it into data/ (`make data`) the first time.
-ifneq ($(wildcard ../shared/data/aol_query_6bytes_counts.txt.gz),)
-export LDP_DATA_DIR ?= $(abspath ../shared/data)
-endif
+# Data: the AOL tally ships in data/ (committed), so nothing is downloaded. LDP_DATA_DIR, when
+# set, is the only folder the loaders search. Without a verified tally every chapter still
+# builds: chapter 06 leaves AOL out and says so (see data/README.md).
 
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book test data clean distclean
+.PHONY: help setup mathjax notebooks html book pdf citation test data clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
 	@echo "make book QUICK=1  same with small, fast settings"
-	@echo "make test          quick book build, then the whole test suite (pytest)"
-	@echo "make data          fetch the AOL data set (see README)"
+	@echo "make pdf           the book as one PDF (LaTeX)     -> _build/latex/ldp-book.pdf"
+	@echo "make test          quick book and PDF builds, then the whole test suite (pytest)"
+	@echo "make citation      validate CITATION.cff (cffconvert, in .venv-cff)"
+	@echo "make data          restore the AOL tally if missing or damaged (it ships in data/; see README)"
 	@echo "make clean         remove _build/ and _generated/ (keeps .venv, node_modules)"
-	@echo "make distclean     also remove .venv/, node_modules/ and the local MathJax"
+	@echo "make distclean     also remove .venv/, .venv-cff/, node_modules/ and the local MathJax"
 
 # --- set-up ----------------------------------------------------------------
 # (Re)installs when requirements.txt or pyproject.toml change.
@@ -80,6 +81,21 @@ $(CROSSCHECK_STAMP): requirements-crosscheck.txt $(SETUP_STAMP)
 	$(PIP_INSTALL) -r requirements-crosscheck.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $@
 
+# cffconvert (validates CITATION.cff) in its own small venv: it pins jsonschema<4, which
+# the book's environment (jsonschema 4, for nbformat and Jupyter Book) cannot use.
+CFF_VENV ?= .venv-cff
+CFF_STAMP := $(CFF_VENV)/.ldp-cff.stamp
+$(CFF_STAMP): requirements-cff.txt
+	@if [ ! -x "$(CFF_VENV)/bin/python" ]; then \
+	    command -v "$(PYTHON)" >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required; set PYTHON=...)" >&2; exit 1; }; \
+	    echo "[setup] creating $(CFF_VENV) with $(PYTHON)"; \
+	    "$(PYTHON)" -m venv "$(CFF_VENV)"; \
+	fi
+	@echo "[setup] installing requirements-cff.txt into $(CFF_VENV)"
+	$(CFF_VENV)/bin/python -m pip install --disable-pip-version-check --no-input --progress-bar off -q \
+	    -r requirements-cff.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $@
+
 # MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
 $(MATHJAX_STAMP): package.json package-lock.json scripts/fetch_mathjax.sh
 	bash scripts/fetch_mathjax.sh
@@ -94,22 +110,47 @@ html: setup mathjax
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 
 book: setup mathjax
-	@$(PY) -c "from ldp.datasets import find_aol; find_aol()" 2>/dev/null || $(MAKE) --no-print-directory data
+	@$(PY) -m ldp.datasets check aol >/dev/null || \
+	    echo "[book] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"
 
+# The same executed notebooks as the HTML, through LaTeX (XeLaTeX, latexmk): TeX Live
+# packages from Debian, see README "The PDF" and .ci/run.
+TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended fonts-freefont-otf latexmk
+pdf: setup
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || { \
+	    echo "error: make pdf needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
+	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
+	@$(PY) -m ldp.datasets check aol >/dev/null || \
+	    echo "[pdf] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
+	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
+	@# latexmk -silent: XeLaTeX's page-by-page output goes to the log only; on an error, show it
+	LATEXMKOPTS=-silent $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going --all || { \
+	    grep -A8 '^!' _build/latex/ldp-book.log >&2 || true; \
+	    echo "make pdf failed; the LaTeX log is _build/latex/ldp-book.log" >&2; exit 1; }
+	@echo "[pdf] $$(cat _generated/MODE | tr -d '\n') build: _build/latex/ldp-book.pdf"
+
+# CITATION.cff against the Citation File Format schema
+citation: $(CFF_STAMP)
+	$(CFF_VENV)/bin/cffconvert --validate --infile CITATION.cff
+
 # --- tests -----------------------------------------------------------------
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
-test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP)
+test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
+	$(MAKE) --no-print-directory citation
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
+	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)
 	@status=0; \
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
 	exit $$status
 
 # --- data ------------------------------------------------------------------
+# The AOL tally ships in data/; this restores it (download with pooch, sha256 verified) when
+# it was deleted or damaged, or puts a copy in $LDP_DATA_DIR. A verified copy: nothing to do.
 data: setup
 	$(PY) -m ldp.datasets fetch aol
 
@@ -118,4 +159,4 @@ clean:
 	rm -rf _build _generated
 
 distclean: clean
-	rm -rf $(VENV) node_modules book/_static/mathjax .pytest_cache
+	rm -rf $(VENV) $(CFF_VENV) node_modules book/_static/mathjax .pytest_cache

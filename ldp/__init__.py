@@ -11,7 +11,10 @@ Layout (reads like the paper): ``values`` (m-bit strings) -> ``oracles`` ->
 """
 from importlib import import_module
 
+from .paths import configure_numba_cache as _configure_numba_cache
 from .values import decode, encode
+
+_configure_numba_cache()  # an installed package keeps numba's kernel cache out of site-packages
 
 __version__ = "0.1.0"
 

@@ -38,7 +38,7 @@ import numpy as np
 from scipy import special
 from scipy.stats import norm
 
-from .validation import check_epsilon, check_frequencies, check_int
+from .validation import EXP_MAX_EPSILON, check_epsilon, check_frequencies, check_int
 
 __all__ = [
     # configurations
@@ -370,6 +370,7 @@ def pem_config(m: int, k: int, *, gamma: Optional[int] = None, eta: Optional[int
 # Frequency-oracle variances and parameters (section 2.2)
 # ---------------------------------------------------------------------------
 _DPRIME_REAL = ("real", "paper")
+_EXP_WHY = "e**epsilon must be a finite double"
 
 
 def olh_d_prime(epsilon: float) -> int:
@@ -378,7 +379,7 @@ def olh_d_prime(epsilon: float) -> int:
     ``e^eps + 1`` within a relative ``1e-9`` of an integer is taken as that
     integer (so ``eps = ln 9`` gives ``d' = 10``, not 11 from rounding error).
     """
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     x = math.exp(e) + 1.0
     r = round(x)
     return int(r) if abs(x - r) <= 1e-9 * x else int(math.ceil(x))
@@ -425,7 +426,7 @@ def oracle_pq(epsilon: float, d_prime=None) -> tuple[float, float]:
     ----------
     [PEM] section 2.2.2 (OLH) and the appendix (proof of Proposition 1).
     """
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     d = _resolve_d_prime(e, d_prime)
     ee = math.exp(e)
     return ee / (ee + d - 1.0), 1.0 / d
@@ -493,7 +494,7 @@ def grr_pq(epsilon: float, d: int) -> tuple[float, float]:
     ----------
     [PEM] section 2.2.1.
     """
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     d = check_int(d, "d", 2)
     ee = math.exp(e)
     return ee / (ee + d - 1), 1.0 / (ee + d - 1)
@@ -772,7 +773,7 @@ def identification_probability(config: PEMConfig, n, epsilon, freqs, *, d_prime=
     if not isinstance(config, PEMConfig):
         raise TypeError(f"config must be a PEMConfig, got {type(config).__name__}")
     n = float(_check_n(n))
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     f = _heavy_frequencies(freqs, config.k)
     p, q = _resolve_pq(e, d_prime, p, q)
     P = _config_probs(config, n, f, p, q, _slot_offset(slots), _check_competitors(competitors))
@@ -1033,7 +1034,7 @@ def evaluate_configs(configs, n, epsilon, distribution="zipf", *, d_prime=None, 
     if any(c.m != m or c.k != k for c in configs):
         raise ValueError("all configs must share m and k")
     n = float(_check_n(n))
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     f = assumed_frequencies(distribution, k, n=n, m=m, zipf_exponent=zipf_exponent, support=support)
     p, q = oracle_pq(e, d_prime)
     off = _slot_offset(slots)
@@ -1121,7 +1122,7 @@ def optimize_pem(n, m: int, k: int, epsilon, *, query_limit: int = 2**20, distri
     """
     n_arr = float(_check_n(n))
     m, k = _check_m_k(m, k)
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why=_EXP_WHY)
     query_limit = check_int(query_limit, "query_limit", 1)
     if target not in ("f1", "ncr"):
         raise ValueError(f"target must be 'f1' or 'ncr', got {target!r}")

@@ -16,9 +16,10 @@ m-bit representation of :mod:`ldp.values` plus the true tally the metrics
 and the count-level engines need (distinct values, their counts, each user's
 index into the distinct values, the true ranking).
 
-Command line (used by ``make data``)::
+Command line (used by ``make data`` and ``make book``)::
 
     python -m ldp.datasets fetch aol [--dest DIR] [--url URL_OR_PATH] [--force]
+    python -m ldp.datasets check aol
     python -m ldp.datasets describe {aol,url,zipf,exponential} [--seed N]
 
 References
@@ -37,9 +38,11 @@ import hashlib
 import math
 import os
 import sys
+import shutil
 import tempfile
-import urllib.error
+import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Real
@@ -65,6 +68,8 @@ __all__ = [
     "aol",
     "fetch_aol",
     "find_aol",
+    "check_aol",
+    "data_folder",
     "AOL_FILENAME",
     "AOL_URL",
     "AOL_SHA256",
@@ -927,9 +932,10 @@ class DownloadError(OSError):
 
 
 def _how_to_get() -> str:
-    return (f"Get it with `make data` (runs `python -m ldp.datasets fetch aol`), or download "
-            f"{AOL_URL} by hand, save it as {AOL_FILENAME} in the project's data/ folder or in a "
-            f"folder named by the environment variable LDP_DATA_DIR (sha256 {AOL_SHA256}).")
+    return (f"The project ships it as data/{AOL_FILENAME}; restore it with `git checkout -- data/` or "
+            f"`make data` (runs `python -m ldp.datasets fetch aol`), or download {AOL_URL} by hand and "
+            f"save it as {AOL_FILENAME} in the project's data/ folder, or in the folder named by the "
+            f"environment variable LDP_DATA_DIR when that is set (sha256 {AOL_SHA256}).")
 
 
 def _default_data_dir() -> Path | None:
@@ -945,32 +951,41 @@ def _default_data_dir() -> Path | None:
     return None
 
 
+def data_folder() -> Path | None:
+    """The folder the data loaders read and ``fetch`` writes to.
+
+    ``$LDP_DATA_DIR`` when it is set (non-empty): an explicit setting wins and
+    is then the *only* folder searched, so pointing it at an empty folder hides
+    the copy that ships in the project's ``data/``.  Otherwise the project's
+    ``data/`` folder (next to the ``ldp`` package, or ``$LDP_ROOT/data``; never
+    the working folder), or None for an installed package without a project.
+    """
+    env = os.environ.get("LDP_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    return _default_data_dir()
+
+
 def _aol_candidates(path=None) -> list[Path]:
     if path is not None:
         p = Path(path).expanduser()
         return [p / AOL_FILENAME if p.is_dir() else p]
-    out = []
-    d = _default_data_dir()
-    if d is not None:
-        out.append(d / AOL_FILENAME)
-    env = os.environ.get("LDP_DATA_DIR")
-    if env:
-        out.append(Path(env).expanduser() / AOL_FILENAME)
-    return out
+    d = data_folder()
+    return [] if d is None else [d / AOL_FILENAME]
 
 
 def find_aol(path=None) -> Path:
-    """Where the AOL tally is.
+    """Where the AOL tally is (the file is not read).
 
-    Looks, in order, at ``path`` (a file, or a folder holding
-    ``aol_query_6bytes_counts.txt.gz``) when given -- and only there -- else at
-    ``<project>/data/`` (the folder next to the ``ldp`` package, or
-    ``$LDP_ROOT/data``; never the working folder), then at ``$LDP_DATA_DIR``.
+    Looks at ``path`` (a file, or a folder holding
+    ``aol_query_6bytes_counts.txt.gz``) when given, else in
+    :func:`data_folder`: ``$LDP_DATA_DIR`` when set -- and only there -- else
+    the project's ``data/`` folder, where the file ships with the project.
 
     Raises
     ------
     DataFileNotFoundError
-        No file found; the message lists the places tried and how to get the file.
+        No file found; the message names the place tried and how to get the file.
     """
     tried = _aol_candidates(path)
     for p in tried:
@@ -978,6 +993,41 @@ def find_aol(path=None) -> Path:
             return p
     where = ", ".join(str(p) for p in tried) or "(no project data/ folder and LDP_DATA_DIR unset)"
     raise DataFileNotFoundError(f"AOL query tally not found; looked at: {where}. {_how_to_get()}")
+
+
+def check_aol(path=None) -> Path:
+    """Find the AOL tally and verify its sha256, without parsing it (a few ms).
+
+    The book uses it to decide whether the AOL results can be computed: a
+    chapter that gets an error leaves them out and says why.
+
+    Parameters
+    ----------
+    path : str, Path or None
+        As for :func:`find_aol`.
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file.
+
+    Raises
+    ------
+    DataFileNotFoundError
+        The file is missing.
+    ChecksumError
+        The file's sha256 is not ``AOL_SHA256``.
+    """
+    p = find_aol(path)
+    digest = _sha256(p)
+    if digest != AOL_SHA256:
+        raise _checksum_error(p, digest)
+    return p
+
+
+def _checksum_error(p: Path, digest: str) -> ChecksumError:
+    return ChecksumError(f"{p} has sha256 {digest}, expected {AOL_SHA256} (corrupt or a "
+                         f"different file; delete it). {_how_to_get()}")
 
 
 def _sha256(path: Path) -> str:
@@ -1056,8 +1106,7 @@ def aol(path=None, *, rng=0, verify: bool = True) -> Dataset:
         raw = p.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
         if verify and digest != AOL_SHA256:
-            raise ChecksumError(f"{p} has sha256 {digest}, expected {AOL_SHA256} (corrupt or a "
-                                f"different file; delete it). {_how_to_get()}")
+            raise _checksum_error(p, digest)
         try:
             text = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
@@ -1075,17 +1124,50 @@ def aol(path=None, *, rng=0, verify: bool = True) -> Dataset:
     return ds
 
 
+def _copy_local(url: str, output_file, pooch_obj=None, check_only: bool = False):
+    """A pooch downloader for ``file://`` URLs: copy the file (pooch then verifies it)."""
+    src = Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+    if check_only:
+        return src.is_file()
+    try:
+        shutil.copyfile(src, output_file)
+    except OSError as exc:
+        raise DownloadError(f"could not download {url}: {exc.strerror or exc}") from exc
+    return None
+
+
+@contextmanager
+def _quiet_pooch():
+    """Silence pooch's INFO lines ("Downloading data from ...") for one call."""
+    import pooch
+
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel("WARNING")
+    try:
+        yield pooch
+    finally:
+        logger.setLevel(level)
+
+
 def fetch_aol(dest_dir=None, *, url: str = AOL_URL, force: bool = False, timeout: float = 60.0) -> Path:
-    """Download the AOL tally, verify its sha256, and move it into place atomically.
+    """Download the AOL tally with pooch, verify its sha256, and move it into place atomically.
+
+    The project ships the file in ``data/``; this restores it there, or puts a
+    copy in another folder.  ``pooch.retrieve`` downloads into a temporary file
+    and keeps it only if its sha256 is ``AOL_SHA256``; the verified file then
+    replaces the target in one rename, so a reader never sees a partial or
+    unverified file, and a wrong file already there stays until a good one
+    replaces it.
 
     Parameters
     ----------
     dest_dir : str, Path or None
-        Target folder; default the project's ``data/`` folder, else
-        ``$LDP_DATA_DIR``.
+        Target folder; default :func:`data_folder` (``$LDP_DATA_DIR`` when set,
+        else the project's ``data/``).
     url : str
-        Where to download from (an ``https://`` or ``file://`` URL, or a local
-        path to copy).
+        Where to download from: an ``https://``, ``http://`` or ``file://``
+        URL, or a local path to copy.
     force : bool
         Download even when a verified file is already there.
     timeout : float
@@ -1099,44 +1181,41 @@ def fetch_aol(dest_dir=None, *, url: str = AOL_URL, force: bool = False, timeout
     Raises
     ------
     DownloadError
-        Offline, HTTP error, or no destination folder.
+        Offline, HTTP error, unsupported URL, or no destination folder.
     ChecksumError
         The downloaded bytes are not the published file (nothing is kept).
     """
     if dest_dir is None:
-        dest_dir = _default_data_dir() or (os.environ.get("LDP_DATA_DIR") or None)
+        dest_dir = data_folder()
         if dest_dir is None:
             raise DownloadError("no destination: pass dest_dir or set LDP_DATA_DIR")
     dest_dir = Path(dest_dir).expanduser()
     target = dest_dir / AOL_FILENAME
     if not force and target.is_file() and _sha256(target) == AOL_SHA256:
         return target
-    if "://" not in url:
-        url = Path(url).expanduser().resolve().as_uri()
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme not in {"https", "http", "file"}:
+        if "://" in url:
+            raise DownloadError(f"cannot download {url}: only https://, http:// and file:// URLs "
+                                f"or a local path are supported")
+        url, scheme = Path(url).expanduser().resolve().as_uri(), "file"
     dest_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".aol-", suffix=".part", dir=dest_dir)
-    tmp = Path(tmp_name)
-    try:
-        h = hashlib.sha256()
-        req = urllib.request.Request(url, headers={"User-Agent": "ldp-datasets/1"})
+    import requests
+
+    with _quiet_pooch() as pooch, tempfile.TemporaryDirectory(prefix=".aol-", dir=dest_dir) as tmp:
+        downloader = _copy_local if scheme == "file" else pooch.HTTPDownloader(timeout=timeout)
         try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
-                while chunk := resp.read(1 << 16):
-                    h.update(chunk)
-                    out.write(chunk)
-        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise DownloadError(f"could not download {url}: {reason}. If this machine is offline, copy "
-                                f"the file (from a machine that can reach {AOL_URL}) into {dest_dir} "
-                                f"as {AOL_FILENAME}, or into a folder named by LDP_DATA_DIR; its sha256 "
-                                f"must be {AOL_SHA256}.") from exc
-        digest = h.hexdigest()
-        if digest != AOL_SHA256:
-            raise ChecksumError(f"downloaded {url} has sha256 {digest}, expected {AOL_SHA256}; "
-                                f"nothing was saved.")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+            got = pooch.retrieve(url, known_hash=f"sha256:{AOL_SHA256}", fname=AOL_FILENAME, path=tmp,
+                                 downloader=downloader, progressbar=False)
+        except requests.RequestException as exc:
+            raise DownloadError(f"could not download {url}: {exc}. If this machine is offline, copy "
+                                f"the file into {dest_dir} as {AOL_FILENAME} by hand: the project ships "
+                                f"it as data/{AOL_FILENAME}, or take it from a machine that can reach "
+                                f"{AOL_URL}; its sha256 must be {AOL_SHA256}.") from exc
+        except ValueError as exc:  # pooch: the downloaded file's hash is not the known one
+            raise ChecksumError(f"downloaded {url} does not have the published sha256 {AOL_SHA256} "
+                                f"({exc}); nothing was saved.") from exc
+        os.replace(got, target)
     return target
 
 
@@ -1145,21 +1224,24 @@ def fetch_aol(dest_dir=None, *, url: str = AOL_URL, force: bool = False, timeout
 # --------------------------------------------------------------------------------------
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp.datasets fetch aol | describe NAME``; returns the exit status."""
+    """``python -m ldp.datasets fetch aol | check aol | describe NAME``; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m ldp.datasets", description="Data sets of the PEM paper.")
     sub = parser.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fetch", help="download a data file and verify its sha256")
     f.add_argument("dataset", choices=["aol"])
-    f.add_argument("--dest", default=None, help="target folder (default: the project's data/)")
+    f.add_argument("--dest", default=None,
+                   help="target folder (default: $LDP_DATA_DIR when set, else the project's data/)")
     f.add_argument("--url", default=AOL_URL, help="download address, file:// URL or local file to copy")
     f.add_argument("--force", action="store_true", help="download even if a verified file is present")
+    c = sub.add_parser("check", help="say whether a data file is where the loaders look and has its sha256")
+    c.add_argument("dataset", choices=["aol"])
     d = sub.add_parser("describe", help="print a data set's summary")
     d.add_argument("dataset", choices=["aol", "url", "zipf", "exponential"])
     d.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     if args.command == "fetch":
-        dest = Path(args.dest) if args.dest else (_default_data_dir() or os.environ.get("LDP_DATA_DIR"))
+        dest = Path(args.dest) if args.dest else data_folder()
         if dest is None:
             print("error: no destination folder: pass --dest or set LDP_DATA_DIR", file=sys.stderr)
             return 2
@@ -1176,6 +1258,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 3 if isinstance(exc, ChecksumError) else 2
         print(f"saved {path} (sha256 {AOL_SHA256} verified)")
+        return 0
+
+    if args.command == "check":
+        try:
+            path = check_aol()
+        except (DataFileNotFoundError, ChecksumError) as exc:
+            print(f"AOL data unavailable: {exc}", file=sys.stderr)
+            return 1
+        print(f"{path}: sha256 verified")
         return 0
 
     makers = {"aol": lambda: aol(), "url": lambda: url(args.seed),

@@ -1,27 +1,62 @@
-"""Paths from the repository root, never the working folder (showyourwork style).
+"""Where the package writes: the project folder, never the installed package.
 
-The root is the folder that holds the ``ldp`` package (an editable install);
-set ``LDP_ROOT`` to override it.  Generated artefacts live under
-``<root>/_generated`` (gitignored): executed notebooks, figures, glue tables.
+Two situations:
+
+* **A source checkout** (the repository, ``ldp`` installed editable): the
+  project root is the folder holding the ``ldp`` package *and*
+  ``pyproject.toml`` and ``notebooks/``, or ``$LDP_ROOT`` when set.  Paths
+  are taken from that root, never from the working folder (showyourwork
+  style): generated artefacts under ``<root>/_generated`` (gitignored), the
+  results cache in ``<root>/.cache``, data in ``<root>/data``.
+* **An installed package** (``pip install .`` or a wheel; the package sits in
+  ``site-packages``): the project is the *working folder*
+  (``<cwd>/_generated/figures`` for figures, ``<cwd>/data`` for data) and the
+  results cache is the per-user cache folder of :mod:`platformdirs`
+  (``~/.cache/ldp`` on Linux).  Nothing is written inside the package.
+  numba's on-disk cache of compiled kernels goes to numba's own per-user
+  cache folder (:func:`configure_numba_cache`) instead of ``__pycache__``
+  next to the installed sources.
+
+``$LDP_FIGURE_DIR``, ``$LDP_CACHE_DIR`` and ``$LDP_ROOT`` override the
+defaults in both situations.
 """
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["repo_root", "generated_dir", "figures_dir", "cache_dir", "data_dir", "atomic_path"]
+__all__ = ["source_checkout", "repo_root", "generated_dir", "figures_dir", "cache_dir", "data_dir", "atomic_path",
+           "configure_numba_cache"]
+
+_PACKAGE_PARENT = Path(__file__).resolve().parents[1]
+
+
+def source_checkout() -> Path | None:
+    """The project root when running from a source checkout, else ``None``.
+
+    ``$LDP_ROOT`` when set; else the folder holding the ``ldp`` package if it
+    also holds ``pyproject.toml`` and ``notebooks/`` (the repository layout);
+    else ``None`` (an installed package).
+    """
+    env = os.environ.get("LDP_ROOT")
+    if env:
+        return Path(env).resolve()
+    if (_PACKAGE_PARENT / "pyproject.toml").is_file() and (_PACKAGE_PARENT / "notebooks").is_dir():
+        return _PACKAGE_PARENT
+    return None
 
 
 def repo_root() -> Path:
-    """The repository root (``$LDP_ROOT`` if set)."""
-    env = os.environ.get("LDP_ROOT")
-    return Path(env).resolve() if env else Path(__file__).resolve().parents[1]
+    """The project folder: the source checkout's root, else the working folder."""
+    root = source_checkout()
+    return root if root is not None else Path.cwd()
 
 
 def generated_dir() -> Path:
-    """``<root>/_generated``: everything the build writes."""
+    """``<project>/_generated``: everything the build writes."""
     return repo_root() / "_generated"
 
 
@@ -29,21 +64,56 @@ def figures_dir() -> Path:
     """Where figure files (SVG and PDF) are written.
 
     ``$LDP_FIGURE_DIR`` when set (the notebook runner sets it per build mode),
-    else ``<root>/_generated/figures``.
+    else ``<project>/_generated/figures``.
     """
     env = os.environ.get("LDP_FIGURE_DIR")
     return Path(env).resolve() if env else generated_dir() / "figures"
 
 
 def cache_dir() -> Path:
-    """Results cache: ``$LDP_CACHE_DIR`` or ``<root>/.cache``."""
+    """Results cache: ``$LDP_CACHE_DIR``, else ``<root>/.cache`` in a source checkout, else the user cache.
+
+    The user cache is ``platformdirs.user_cache_dir("ldp")`` (``~/.cache/ldp``
+    on Linux, ``~/Library/Caches/ldp`` on macOS).
+    """
     env = os.environ.get("LDP_CACHE_DIR")
-    return Path(env).resolve() if env else repo_root() / ".cache"
+    if env:
+        return Path(env).resolve()
+    root = source_checkout()
+    if root is not None:
+        return root / ".cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ldp", appauthor=False))
 
 
 def data_dir() -> Path:
-    """Downloaded data sets: ``<root>/data``."""
+    """Downloaded data sets: ``<project>/data``."""
     return repo_root() / "data"
+
+
+def configure_numba_cache() -> None:
+    """Keep numba's cache of compiled kernels out of an installed package.
+
+    numba writes its on-disk cache (``cache=True``) to ``__pycache__`` next to
+    the source file when that folder is writable, i.e. into
+    ``site-packages/ldp`` for a pip-installed package.  Outside a source
+    checkout, and unless ``NUMBA_CACHE_DIR`` is set, this points numba at its
+    own per-user cache folder (the one it uses for read-only installs), before
+    any ``ldp`` kernel is compiled.  Called when ``ldp`` is imported.
+    """
+    if source_checkout() is not None or os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    import platformdirs
+
+    folder = platformdirs.user_cache_dir("numba", appauthor=False)
+    if "numba" in sys.modules:  # numba read its configuration already
+        from numba.core import config
+
+        if not config.CACHE_DIR:
+            config.CACHE_DIR = folder
+    else:
+        os.environ["NUMBA_CACHE_DIR"] = folder
 
 
 @contextmanager

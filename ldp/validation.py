@@ -6,20 +6,39 @@ names the parameter and the allowed range (principle 5 of the design card).
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["check_epsilon", "check_int", "check_fraction", "check_frequencies", "check_rng"]
+__all__ = ["check_epsilon", "check_int", "check_fraction", "check_frequencies", "check_rng", "EXP_MAX_EPSILON"]
+
+#: the largest epsilon whose e**epsilon is a finite double (about 709.78)
+EXP_MAX_EPSILON = math.log(sys.float_info.max)
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """A privacy budget: a finite real number > 0."""
+def check_epsilon(epsilon, name: str = "epsilon", *, hi: float | None = None, why: str = "") -> float:
+    """A privacy budget: a finite real number > 0 (and at most ``hi`` when given).
+
+    Parameters
+    ----------
+    epsilon : real
+        The value to check.
+    name : str
+        Parameter name used in the error message.
+    hi : float, optional
+        Largest accepted value (inclusive), e.g. the numeric limit of an
+        oracle; the message then states it and, with ``why``, the reason.
+    why : str
+        Why ``hi`` is the limit (appended to the message in parentheses).
+    """
+    rng = "> 0" if hi is None else f"in (0, {hi:.6g}]"
+    reason = f" ({why})" if why and hi is not None else ""
     if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
-        raise TypeError(f"{name} must be a finite real number > 0, got {epsilon!r}")
+        raise TypeError(f"{name} must be a finite real number {rng}{reason}, got {epsilon!r}")
     e = float(epsilon)
-    if not math.isfinite(e) or e <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {epsilon!r}")
+    if not math.isfinite(e) or e <= 0 or (hi is not None and e > hi):
+        raise ValueError(f"{name} must be a finite real number {rng}{reason}, got {epsilon!r}")
     return e
 
 

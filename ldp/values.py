@@ -16,10 +16,11 @@ Representation
 Nothing here allocates memory proportional to ``2**m``.
 
 Strings are mapped to values by :func:`encode`: UTF-8 bytes (``bytes`` taken as
-they are), truncated to ``nbytes`` or padded on the right with :data:`PAD_BYTE`
-(a space, ``0x20``, which is how the paper authors' AOL tally pads short
-queries), read big-endian, so the first character holds the most significant
-bits.
+they are), padded on the right with :data:`PAD_BYTE` (a space, ``0x20``,
+which is how the paper authors' AOL tally pads short queries), read
+big-endian, so the first character holds the most significant bits.  A string
+longer than ``nbytes`` is an error unless ``truncate=True`` keeps its first
+``nbytes`` bytes.
 """
 from __future__ import annotations
 
@@ -309,24 +310,35 @@ def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, c
 
 
-def encode(strings: Iterable[str | bytes], nbytes: int) -> np.ndarray:
+def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = False) -> np.ndarray:
     """Strings to ``8 * nbytes``-bit values.
 
-    Each string is UTF-8 encoded (``bytes`` are used as they are), truncated to
-    ``nbytes`` bytes or padded on the right with :data:`PAD_BYTE` (space), and
-    read big-endian: the first byte holds the most significant bits, so the
-    prefix of length ``8 j`` is the first ``j`` bytes.
+    Each string is UTF-8 encoded (``bytes`` are used as they are), padded on
+    the right with :data:`PAD_BYTE` (space) to ``nbytes`` bytes, and read
+    big-endian: the first byte holds the most significant bits, so the prefix
+    of length ``8 j`` is the first ``j`` bytes.
 
     Parameters
     ----------
     strings : iterable of str or bytes
     nbytes : int
         Bytes per value, 1 to ``MAX_BITS // 8``; ``m = 8 * nbytes``.
+    truncate : bool, default False
+        Keep the first ``nbytes`` bytes of longer strings.  Off by default:
+        a longer string is an error, because truncation makes different
+        strings equal (``"abcdefgh"`` and ``"abcdxyzw"`` with ``nbytes=4``).
+        The paper truncates (AOL queries to 6 bytes, URLs to 20); pass
+        ``True`` to do the same.
 
     Returns
     -------
     numpy.ndarray
         Canonical ``uint64`` array for ``m = 8 * nbytes``.
+
+    Raises
+    ------
+    ValueError
+        A string longer than ``nbytes`` bytes (UTF-8) and ``truncate=False``.
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or not 1 <= nbytes <= MAX_BITS // 8:
         raise ValueError(f"nbytes must be an integer in [1, {MAX_BITS // 8}], got {nbytes!r}")
@@ -334,8 +346,12 @@ def encode(strings: Iterable[str | bytes], nbytes: int) -> np.ndarray:
     if isinstance(strings, (str, bytes)):
         raise TypeError("strings must be an iterable of str or bytes, not a single string")
     raw = []
-    for s in strings:
+    for i, s in enumerate(strings):
         b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+        if len(b) > nbytes and not truncate:
+            raise ValueError(f"strings[{i}] = {s!r} is {len(b)} bytes long (UTF-8), more than nbytes = {nbytes}; "
+                             f"pass truncate=True to keep its first {nbytes} bytes (strings that share them "
+                             f"then get the same value), or a larger nbytes")
         raw.append(b[:nbytes].ljust(nbytes, PAD_BYTE))
     m = 8 * nbytes
     W = n_words(m)

@@ -220,10 +220,9 @@ def _hash_tree(h: "hashlib._Hash", path: Path) -> None:
 
 
 def _data_listing() -> list[tuple[str, int]]:
-    dirs = [ROOT / "data"]
-    if os.environ.get("LDP_DATA_DIR"):
-        dirs.append(Path(os.environ["LDP_DATA_DIR"]))
-    out = []
+    # the one folder the data loaders read (ldp.datasets.data_folder): $LDP_DATA_DIR when set, else data/
+    dirs = [Path(os.environ["LDP_DATA_DIR"]) if os.environ.get("LDP_DATA_DIR") else ROOT / "data"]
+    out = [(str(dirs[0]), -1)]
     for d in dirs:
         if d.is_dir():
             out += [(str(p), p.stat().st_size) for p in sorted(d.iterdir()) if p.is_file()]

@@ -8,7 +8,10 @@ server on 127.0.0.1 and check, on every page listed in ``_toc.yml``:
 - every image in the article has loaded with a non-zero size (``naturalWidth``);
 - math is typeset by the local MathJax (``mjx-container`` elements for each math
   node, no raw ``\\(``, ``\\[`` or ``$$`` left in the text);
-- the browser fetched nothing from outside the local server and logged no errors.
+- the browser fetched nothing from outside the local server and logged no errors;
+
+and, without the browser, that every figure has the download link of its data
+(``NAME.csv``) right under it.
 
 Under ``CI=true`` a missing browser or a missing build is a failure; elsewhere the
 tests are skipped with the reason.
@@ -289,3 +292,43 @@ def test_no_external_resources(built_book: Path):
     assert not offenders, "external resources:\n" + "\n".join(offenders)
     mathjax = built_book / "_static" / "mathjax" / "tex-svg-full.js"
     assert mathjax.is_file(), f"local MathJax missing: {mathjax}"
+
+
+def test_every_figure_offers_its_data(built_book: Path):
+    """Right under every figure of the book, a link downloads the figure's plotted data.
+
+    For each ``<figure>`` whose image is a generated ``NAME.svg``, the first download
+    link after it on the page must be ``NAME.csv``; the linked copy must equal
+    ``_generated/figures/NAME.csv``, a plain CSV with a header and at least one row.
+    """
+    import pandas as pd
+    from bs4 import BeautifulSoup
+
+    generated = ROOT / "_generated" / "figures"
+    checked, problems = [], []
+    for page in PAGES:
+        html = built_book / f"{page}.html"
+        if not html.is_file():
+            continue
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        for fig in soup.find_all("figure"):
+            img = fig.find("img")
+            name = Path(img["src"]).stem if img and img.get("src") else None
+            if name is None or not (generated / f"{name}.svg").is_file():
+                problems.append(f"{page}: figure {fig.get('id')} shows no generated image")
+                continue
+            checked.append(name)
+            link = fig.find_next("a", class_="download")
+            if link is None or Path(link.get("href", "")).name != f"{name}.csv":
+                problems.append(f"{page}: no {name}.csv download link under figure {fig.get('id')}")
+                continue
+            target = (html.parent / link["href"]).resolve()
+            source = generated / f"{name}.csv"
+            if not (target.is_file() and source.is_file() and target.read_bytes() == source.read_bytes()):
+                problems.append(f"{page}: {link['href']} is missing or differs from {source}")
+                continue
+            table = pd.read_csv(source)
+            if table.empty or table.columns.empty:
+                problems.append(f"{page}: {source} has no rows")
+    assert not problems, "\n".join(problems)
+    assert checked, "the book shows no figures"

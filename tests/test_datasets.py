@@ -7,6 +7,8 @@ import hashlib
 import math
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,7 @@ from ldp import datasets as D
 from ldp.values import decode, from_ints, to_ints
 
 REPO = Path(D.__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "data"
+SHIPPED = REPO / "data" / D.AOL_FILENAME  # committed with the project
 
 
 # --------------------------------------------------------------------------------------
@@ -255,14 +257,31 @@ def test_url_binomial_calibration_within_5_sigma():
 # --------------------------------------------------------------------------------------
 
 def _aol_dir() -> Path:
-    """The folder holding the real tally, or skip (fail in CI when the shared folder exists)."""
-    places = [Path(p) for p in [os.environ.get("LDP_DATA_DIR")] if p] + [REPO / "data", SHARED]
-    for p in places:
-        if (p / D.AOL_FILENAME).is_file():
-            return p
-    if os.environ.get("CI") == "true" and SHARED.is_dir():
-        pytest.fail(f"CI: {D.AOL_FILENAME} missing from {SHARED}")
-    pytest.skip(f"AOL tally not found in {[str(p) for p in places]}; run `make data`")
+    """The folder holding the verified real tally (where the loaders look), or skip.
+
+    The tally ships in data/, so it is missing only when a user removed it or
+    hid it with LDP_DATA_DIR; in CI (CI=true, a fresh clone) that is a failure.
+    """
+    try:
+        return D.check_aol().parent
+    except (D.DataFileNotFoundError, D.ChecksumError) as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI: the shipped AOL tally is unavailable: {exc}")
+        pytest.skip(f"AOL tally unavailable ({exc}); restore data/ with `git checkout -- data/` or `make data`")
+
+
+def test_aol_tally_ships_with_the_project():
+    """data/ holds the tally's licence and checksum, and git tracks the tally itself."""
+    sums = (REPO / "data" / "SHA256SUMS").read_text().split()
+    assert sums == [D.AOL_SHA256, D.AOL_FILENAME]  # `sha256sum -c SHA256SUMS` format
+    licence = (REPO / "data" / "LICENSE-AOL.txt").read_text()
+    assert "MIT License" in licence and "Copyright (c) 2018 VVV214" in licence
+    card = (REPO / "data" / "README.md").read_text()
+    assert D.AOL_SHA256 in card and "LICENSE-AOL.txt" in card
+    if (REPO / ".git").exists() and shutil.which("git"):
+        tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "data"], capture_output=True, text=True,
+                                 check=True).stdout.split()
+        assert f"data/{D.AOL_FILENAME}" in tracked
 
 
 def test_aol_facts():
@@ -283,15 +302,46 @@ def test_aol_facts():
 
 
 def test_aol_lookup_order(tmp_path, monkeypatch):
-    d = _aol_dir()
-    monkeypatch.setattr(D, "_default_data_dir", lambda: tmp_path / "none")
-    monkeypatch.setenv("LDP_DATA_DIR", str(d))
-    assert D.find_aol() == d / D.AOL_FILENAME
-    (tmp_path / "none").mkdir()
-    fake = tmp_path / "none" / D.AOL_FILENAME
-    fake.write_bytes(gzip.compress(b"abcdef\t2\n"))
-    assert D.find_aol() == fake  # the project data/ folder comes before LDP_DATA_DIR
-    assert D.find_aol(d) == d / D.AOL_FILENAME  # an explicit folder comes first
+    project = tmp_path / "project"
+    project.mkdir()
+    shipped = project / D.AOL_FILENAME
+    shipped.write_bytes(gzip.compress(b"abcdef\t2\n"))
+    monkeypatch.setattr(D, "_default_data_dir", lambda: project)
+    monkeypatch.delenv("LDP_DATA_DIR", raising=False)
+    assert D.data_folder() == project
+    assert D.find_aol() == shipped  # no LDP_DATA_DIR: the project's data/ folder
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("LDP_DATA_DIR", str(other))
+    assert D.data_folder() == other
+    # an explicit LDP_DATA_DIR is the only folder searched: the shipped copy is hidden
+    with pytest.raises(D.DataFileNotFoundError) as err:
+        D.find_aol()
+    assert str(other) in str(err.value) and str(project) not in str(err.value)
+    (other / D.AOL_FILENAME).write_bytes(b"x")
+    assert D.find_aol() == other / D.AOL_FILENAME
+    assert D.find_aol(project) == shipped  # an explicit path comes first
+    monkeypatch.setenv("LDP_DATA_DIR", "")  # empty counts as unset
+    assert D.find_aol() == shipped
+
+
+def test_check_aol_missing_and_corrupt(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LDP_DATA_DIR", str(tmp_path))
+    with pytest.raises(D.DataFileNotFoundError):
+        D.check_aol()
+    assert D.main(["check", "aol"]) == 1
+    assert "AOL data unavailable" in capsys.readouterr().err
+    (tmp_path / D.AOL_FILENAME).write_bytes(gzip.compress(b"abcdef\t2\n"))
+    with pytest.raises(D.ChecksumError, match=D.AOL_SHA256):
+        D.check_aol()
+    assert D.main(["check", "aol"]) == 1
+    assert "expected " + D.AOL_SHA256 in capsys.readouterr().err
+    monkeypatch.delenv("LDP_DATA_DIR")
+    real = _aol_dir() / D.AOL_FILENAME
+    monkeypatch.setenv("LDP_DATA_DIR", str(real.parent))
+    assert D.check_aol() == real
+    assert D.main(["check", "aol"]) == 0
+    assert "sha256 verified" in capsys.readouterr().out
 
 
 def test_aol_missing_file_error(tmp_path, monkeypatch):
@@ -299,7 +349,7 @@ def test_aol_missing_file_error(tmp_path, monkeypatch):
         D.aol(tmp_path / "nothing.txt.gz")
     assert isinstance(err.value, FileNotFoundError)
     msg = str(err.value)
-    assert "make data" in msg and D.AOL_URL in msg and "LDP_DATA_DIR" in msg
+    assert "make data" in msg and D.AOL_URL in msg and "LDP_DATA_DIR" in msg and "data/" in msg
     monkeypatch.setattr(D, "_default_data_dir", lambda: tmp_path)
     monkeypatch.delenv("LDP_DATA_DIR", raising=False)
     with pytest.raises(FileNotFoundError, match="make data"):
@@ -344,3 +394,55 @@ def test_fetch_aol_verifies_and_is_atomic(tmp_path, capsys):
     assert D.main(["fetch", "aol", "--dest", str(dest)]) == 0  # present: no download
     assert "already present" in capsys.readouterr().out
     assert D.fetch_aol(dest) == target
+
+
+@pytest.fixture
+def http_folder(tmp_path, monkeypatch):
+    """A folder served over HTTP on 127.0.0.1 (pooch's real download path, no network)."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    root = tmp_path / "served"
+    root.mkdir()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_fetch_aol_over_http(http_folder, tmp_path, monkeypatch, capsys):
+    root, base = http_folder
+    shutil.copyfile(_aol_dir() / D.AOL_FILENAME, root / "real.gz")
+    (root / "fake.gz").write_bytes(gzip.compress(b"abcdef\t1\n"))
+    dest = tmp_path / "dest"
+    # default destination: LDP_DATA_DIR when set
+    monkeypatch.setenv("LDP_DATA_DIR", str(dest))
+    with pytest.raises(D.ChecksumError, match="nothing was saved"):
+        D.fetch_aol(url=f"{base}/fake.gz")
+    assert list(dest.iterdir()) == []  # no partial or unverified file, no temporary folder left
+    with pytest.raises(D.DownloadError, match="404"):
+        D.fetch_aol(url=f"{base}/absent.gz")
+    target = dest / D.AOL_FILENAME
+    target.write_bytes(b"corrupt")  # a wrong file is replaced by a verified one
+    assert D.main(["fetch", "aol", "--url", f"{base}/real.gz"]) == 0
+    assert "wrong sha256" in capsys.readouterr().out
+    assert D.check_aol() == target
+    assert sorted(p.name for p in dest.iterdir()) == [D.AOL_FILENAME]
+    # offline: the error says what to do
+    port = base.rsplit(":", 1)[1]
+    (root / "real.gz").unlink()
+    with pytest.raises(D.DownloadError, match="offline") as err:
+        D.fetch_aol(tmp_path / "other", url=f"http://127.0.0.1:{int(port) ^ 1}/x.gz", timeout=5)
+    assert D.AOL_SHA256 in str(err.value) and f"data/{D.AOL_FILENAME}" in str(err.value)
+    with pytest.raises(D.DownloadError, match="only https"):
+        D.fetch_aol(tmp_path / "other", url="ftp://example.org/x.gz")

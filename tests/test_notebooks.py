@@ -155,6 +155,8 @@ def test_cross_document_glue(tmp_path: Path):
         (book / "book" / "_static").symlink_to(static, target_is_directory=True)
     else:
         (book / "book" / "_static").mkdir()
+    # the project's Sphinx extensions (_config.yml: local_extensions)
+    (book / "book" / "_ext").symlink_to(ROOT / "book" / "_ext", target_is_directory=True)
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "-W", "-n",
          "--keep-going", "--all"],

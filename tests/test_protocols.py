@@ -5,8 +5,8 @@ from scipy import stats
 
 import ldp
 from ldp import datasets, metrics
-from ldp.protocols import (ExtendCandidates, ProtocolReports, assign_groups, group_sizes, select_top,
-                           split_bits)
+from ldp.protocols import (ExtendCandidates, ProtocolReports, assign_groups, channel_hash, group_sizes,
+                           select_top, split_bits)
 
 ALPHA = 1e-3  # false-alarm rate of each statistical test
 
@@ -304,10 +304,11 @@ def test_mcm_channel_candidates(small16):
 @pytest.mark.parametrize("name", ["PEM", "SPM", "MCM", "Strawman"])
 @pytest.mark.parametrize("engine", ["counts", "protocol"])
 def test_wide_values(name, engine):
-    # m = 80 bits: two 64-bit words per value
+    # m = 80 bits: two 64-bit words per value.  30,000 users: with 6,000 SPM and MCM missed
+    # a heavy hitter at about one seed in ten (one of MCM's 27 block groups has ~220 users).
     g = np.random.default_rng(3)
     heavy = np.stack([g.integers(0, 2**16, 3), g.integers(0, 2**63, 3)], axis=1).astype(np.uint64)
-    idx = g.choice(3, size=6000, p=[0.5, 0.3, 0.2])
+    idx = g.choice(3, size=30_000, p=[0.5, 0.3, 0.2])
     values = heavy[idx]
     make = {"PEM": lambda: ldp.PEM(6.0, 3, 80, query_limit=2**12),
             "SPM": lambda: ldp.SPM(6.0, 3, 80, query_limit=2**14),
@@ -315,7 +316,13 @@ def test_wide_values(name, engine):
             "Strawman": lambda: ldp.Strawman(6.0, 3, 80, query_limit=2**14)}[name]
     res = make().run(values, rng=5, engine=engine)
     assert res.heavy_hitters.shape[1] == 2
-    assert metrics.f1(heavy, res.heavy_hitters) == 1.0
+    f1 = metrics.f1(heavy, res.heavy_hitters)
+    if name == "MCM":  # by design MCM keeps one value per channel: heavy hitters sharing one lose all but one
+        q = res.rounds[0].question
+        if len(set(channel_hash(heavy, 80, q.channels, q.seed).tolist())) < 3:
+            assert f1 < 1.0
+            return
+    assert f1 == 1.0
 
 
 # ---------------------------------------------------------------------------

@@ -38,12 +38,12 @@ def test_concat_and_chunks():
 
 def test_encode_decode_round_trip_and_padding():
     strings = ["google", "ab", "", "exactly6", "ümlaut"]
-    vals = ldp.encode(strings, 6)
+    vals = ldp.encode(strings, 6, truncate=True)
     assert vals.dtype == np.uint64 and vals.shape == (5,)
     assert ldp.decode(vals, 6) == ["google", "ab", "", "exactl", "ümlau"]
     # short strings are padded on the right with spaces: the first byte is the top byte
     assert int(vals[1]) == int.from_bytes(b"ab    ", "big")
-    wide = ldp.encode([b"www.example.com/abc/def"], 20)
+    wide = ldp.encode([b"www.example.com/abc/def"], 20, truncate=True)
     assert wide.shape == (1, 3)
     assert ldp.decode(wide, 20, as_bytes=True) == [b"www.example.com/abc/"]
     # the prefix of 8 j bits is the first j bytes
@@ -68,6 +68,10 @@ def test_uint64_arrays_are_accepted_without_copy():
     (lambda: V.n_words(0), r"m must be in \[1, 4096\]"),
     (lambda: ldp.encode(["x"], 0), "nbytes"),
     (lambda: ldp.encode("abc", 3), "iterable"),
+    # a longer string would silently collide with others sharing its first nbytes
+    (lambda: ldp.encode(["abcdefgh", "abcdxyzw"], 4),
+     r"strings\[0\] = 'abcdefgh' is 8 bytes.*nbytes = 4.*truncate=True"),
+    (lambda: ldp.encode(["ok", "ümlaut"], 6), r"strings\[1\] = 'ümlaut' is 7 bytes"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

@@ -15,7 +15,7 @@ OLH's aggregation runs in a compiled, multi-threaded numba kernel
 (:mod:`ldp.oracles._kernels`) over the strongly universal hash family of
 :mod:`ldp.oracles.hashing`.
 """
-from .base import FrequencyOracle, Reports, concat_reports, load_reports
+from .base import FrequencyOracle, Reports, ReportsFileError, concat_reports, load_reports
 from .grr import GRR, GRRReports
 from .olh import BLH, OLH, OLHReports, default_d_prime
 from .oue import OUE, OUEReports
@@ -25,6 +25,7 @@ from .cms import CMS, CMSReports
 __all__ = [
     "FrequencyOracle",
     "Reports",
+    "ReportsFileError",
     "GRR",
     "GRRReports",
     "OLH",

@@ -9,7 +9,6 @@ reports can be written to disk and read back.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from abc import ABC, abstractmethod
@@ -17,13 +16,11 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..paths import atomic_path
-
+from .. import _reportfile
+from .._reportfile import ReportsFileError
 from ..validation import check_int, check_rng
 
-__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports"]
-
-_FORMAT_VERSION = 1
+__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "ReportsFileError"]
 _REGISTRY: dict[str, type["Reports"]] = {}
 
 
@@ -158,11 +155,11 @@ class Reports:
 
         The file is written to a temporary file in the same directory and
         moved into place with :func:`os.replace`, so a reader never sees a
-        partial file.  ``path`` is used as given (no suffix is added).
+        partial file.  ``path`` is used as given (no suffix is added).  The
+        metadata records the oracle parameters and a SHA-256 checksum of the
+        arrays, which :meth:`load` verifies.
         """
-        meta = {"format": _FORMAT_VERSION, "params": self._params}
-        with atomic_path(os.fspath(path)) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta)), **self._arrays)
+        _reportfile.write(path, _reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Reports":
@@ -170,22 +167,31 @@ class Reports:
 
         Called on :class:`Reports` itself, returns the subclass recorded in
         the file; called on a subclass, refuses files of another kind.
+
+        Raises
+        ------
+        FileNotFoundError
+            No such file.
+        ldp.oracles.ReportsFileError
+            (a ``ValueError``) naming the file and the problem: empty, not an
+            ``.npz`` archive, truncated or damaged, not a reports file,
+            protocol reports rather than oracle reports, reports of another
+            oracle, or arrays that do not match the stored checksum.
         """
-        with np.load(os.fspath(path), allow_pickle=False) as f:
-            if "__meta__" not in f.files:
-                raise ValueError(f"{os.fspath(path)!r} is not a reports file (no metadata)")
-            meta = json.loads(str(f["__meta__"]))
-            if meta.get("format") != _FORMAT_VERSION:
-                raise ValueError(f"unsupported reports file format {meta.get('format')!r}")
+        meta, arrays = _reportfile.read(path, _reportfile.ORACLE_REPORTS)
+        try:
             params = meta["params"]
             kind = params.get("kind")
             target = _REGISTRY.get(kind)
             if target is None:
-                raise ValueError(f"unknown report kind {kind!r} in {os.fspath(path)!r}")
+                raise ReportsFileError(path, f"holds reports of an unknown oracle kind {kind!r}")
             if cls is not Reports and target is not cls:
-                raise ValueError(f"{os.fspath(path)!r} holds {kind} reports, not {cls.kind}")
-            arrays = {k: f[k] for k in target.fields}
-        return target(params, **arrays)
+                raise ReportsFileError(path, f"holds {kind} reports, not {cls.kind} reports")
+            return target(params, **arrays)
+        except ReportsFileError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise _reportfile.inconsistent(path, err) from err
 
 
 def load_reports(path: str | os.PathLike) -> Reports:
@@ -209,9 +215,26 @@ def grr_perturb(true_index: np.ndarray, k: int, p: float, rng: np.random.Generat
     in ``[0, k - 1)`` per entry, drawn in that order.
     """
     t = np.asarray(true_index, dtype=np.uint64)
-    n = t.shape[0]
+    keep, r = grr_draw(t.shape[0], k, p, rng)
+    return grr_apply(t, keep, r)
+
+
+def grr_draw(n: int, k: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The coins of :func:`grr_perturb` for ``n`` entries, drawn before the values are seen.
+
+    Returns ``keep`` (``True`` with probability ``p``) and ``r``, uniform in
+    ``[0, k - 1)``; they do not depend on the values, so they can be drawn
+    for a block of users and handed to each user later
+    (:meth:`ldp.protocols.HeavyHitterProtocol.privatize` does this).
+    """
     keep = rng.random(n) < p
     r = rng.integers(0, k - 1, size=n, dtype=np.uint64)
+    return keep, r
+
+
+def grr_apply(true_index: np.ndarray, keep: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """:func:`grr_perturb` given its coins from :func:`grr_draw`."""
+    t = np.asarray(true_index, dtype=np.uint64)
     other = r + (r >= t)  # skips the true value: uniform over [k] \ {t}
     return np.where(keep, t, other)
 

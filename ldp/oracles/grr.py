@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_epsilon, check_int
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
 from .base import FrequencyOracle, Reports, _exp, check_indices, grr_perturb, grr_pmf, uint_dtype
 
 __all__ = ["GRR", "GRRReports"]
@@ -51,7 +51,9 @@ class GRR(FrequencyOracle):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number > 0.
+        Privacy budget, a finite real number in ``(0, 709.78]``
+        (:data:`ldp.validation.EXP_MAX_EPSILON`: ``e^eps`` must be a finite
+        double).
     domain_size : int
         Number of possible values ``d``, 2 to ``2**62``; values are the
         integers ``0 .. d-1``.
@@ -82,7 +84,7 @@ class GRR(FrequencyOracle):
     reports_class = GRRReports
 
     def __init__(self, epsilon: float, domain_size: int):
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
         self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
         e = _exp(self.epsilon)
         d = self.domain_size
@@ -139,4 +141,4 @@ class GRR(FrequencyOracle):
 
     def _variance0(self, n: int) -> float:
         e = math.exp(self.epsilon)
-        return n * (self.domain_size - 2 + e) / (e - 1) ** 2  # eq. (var_grr)
+        return n * ((self.domain_size - 2 + e) / (e - 1)) / (e - 1)  # eq. (var_grr), no overflow of (e-1)**2

@@ -6,16 +6,21 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_epsilon, check_int
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
 from ..values import MAX_BITS, as_values, n_chunks, to_chunks32
 from . import hashing
 from ._kernels import olh_indicators, olh_support
-from .base import FrequencyOracle, Reports, _exp, grr_perturb, grr_pmf, uint_dtype
+from .base import FrequencyOracle, Reports, _exp, grr_apply, grr_draw, grr_pmf, uint_dtype
 
-__all__ = ["OLH", "BLH", "OLHReports", "default_d_prime", "MAX_D_PRIME"]
+__all__ = ["OLH", "BLH", "OLHReports", "default_d_prime", "MAX_D_PRIME", "MAX_EPSILON"]
 
 #: largest hash range: ``y * 2**32`` must fit in 64 bits in the kernel
 MAX_D_PRIME = 2**31
+#: largest epsilon whose default ``d' = ceil(e^eps + 1)`` is at most :data:`MAX_D_PRIME`:
+#: ``ln(2**31 - 1)``, about 21.49.  A protocol that gives each report ``eps / s``
+#: accepts ``eps`` up to ``s`` times this.
+MAX_EPSILON = math.log(MAX_D_PRIME - 1)
+_MAX_EPSILON_WHY = "OLH's hash range d' = ceil(e^epsilon + 1) must be at most 2**31"
 
 
 def default_d_prime(epsilon: float) -> int:
@@ -25,7 +30,7 @@ def default_d_prime(epsilon: float) -> int:
     integer, so that ``epsilon = log(3)`` gives ``d' = 4`` although
     ``exp(log(3))`` is ``3.0000000000000004`` in floating point.
     """
-    x = _exp(check_epsilon(epsilon)) + 1.0
+    x = _exp(check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")) + 1.0
     r = round(x)
     return int(r) if abs(x - r) <= 1e-9 * x else int(math.ceil(x))
 
@@ -73,7 +78,10 @@ class OLH(FrequencyOracle):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number > 0.
+        Privacy budget, a finite real number > 0: at most
+        ``ln(2**31 - 1) = 21.49`` (:data:`MAX_EPSILON`) with the default
+        ``d'`` (which must stay at most ``2**31``), at most ``709.78``
+        (``e^eps`` a finite double) with an explicit ``d_prime``.
     d_prime : int, optional
         Hash range ``d'``, 2 to ``2**31``.  Default ``ceil(e^eps + 1)``
         (paper section 2.2.2; see :func:`default_d_prime`).
@@ -114,14 +122,15 @@ class OLH(FrequencyOracle):
     reports_class = OLHReports
 
     def __init__(self, epsilon: float, d_prime: int | None = None, *, m: int = 64):
-        self.epsilon = check_epsilon(epsilon)
+        if d_prime is None:
+            self.epsilon = check_epsilon(epsilon, hi=MAX_EPSILON,
+                                         why=f"{_MAX_EPSILON_WHY}; pass d_prime to go higher")
+        else:
+            self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
         self.m = check_int(m, "m", lo=1, hi=MAX_BITS)
         if d_prime is None:
-            dp = default_d_prime(self.epsilon)
-            if dp > MAX_D_PRIME:
-                raise ValueError(f"the default d_prime = ceil(e^epsilon + 1) = {dp} exceeds the maximum "
-                                 f"{MAX_D_PRIME}; pass d_prime in [2, {MAX_D_PRIME}] explicitly")
-            self.d_prime = dp
+            self.d_prime = default_d_prime(self.epsilon)
+            assert self.d_prime <= MAX_D_PRIME
         else:
             self.d_prime = check_int(d_prime, "d_prime", lo=2, hi=MAX_D_PRIME)
         e = _exp(self.epsilon)
@@ -174,11 +183,28 @@ class OLH(FrequencyOracle):
         OLHReports
         """
         vals = as_values(values, self.m, name="values")
-        rng = self._rng(rng)
-        n = vals.shape[0]
+        return self.apply_noise(vals, self.draw_noise(vals.shape[0], self._rng(rng)))
+
+    def draw_noise(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+
+        Returns ``(seeds, keep, r)``: each user's hash seed (uniform 64-bit),
+        GRR's keep coin (``True`` with probability ``p``) and its uniform
+        replacement index in ``[0, d' - 1)``, drawn in that order.  None of it
+        depends on the values (the hash is chosen independently of ``v``).
+        """
         seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
-        h = hashing.reduce_to_range(hashing.hash_u32(seeds, to_chunks32(vals, self.m)), self.d_prime)
-        y = grr_perturb(h, self.d_prime, self.p, rng)
+        keep, r = grr_draw(n, self.d_prime, self.p, rng)
+        return seeds, keep, r
+
+    def apply_noise(self, values: np.ndarray, noise) -> OLHReports:
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`.
+
+        ``privatize(values, rng) == apply_noise(values, draw_noise(len(values), rng))``.
+        """
+        seeds, keep, r = noise
+        h = hashing.reduce_to_range(hashing.hash_u32(seeds, to_chunks32(values, self.m)), self.d_prime)
+        y = grr_apply(h, keep, r)
         return OLHReports(self.params, seed=seeds, y=y.astype(uint_dtype(self.d_prime - 1)))
 
     # ---------------------------------------------------------------- server
@@ -227,7 +253,8 @@ class BLH(OLH):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number > 0.
+        Privacy budget, a finite real number in ``(0, 709.78]`` (``e^eps``
+        must be a finite double; ``d' = 2`` is fixed).
     m : int, keyword-only, default 64
         Bit width of the values, 1 to 4096.
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_epsilon, check_int
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
 from .base import FrequencyOracle, Reports, _exp, check_indices
 
 __all__ = ["OUE", "OUEReports"]
@@ -62,7 +62,9 @@ class OUE(FrequencyOracle):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number > 0.
+        Privacy budget, a finite real number in ``(0, 709.78]``
+        (:data:`ldp.validation.EXP_MAX_EPSILON`: ``e^eps`` must be a finite
+        double).
     domain_size : int
         Number of possible values ``d``, 2 to ``2**24`` (reports take
         ``ceil(d/8)`` bytes per user).
@@ -83,7 +85,7 @@ class OUE(FrequencyOracle):
     reports_class = OUEReports
 
     def __init__(self, epsilon: float, domain_size: int):
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
         self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
         e = _exp(self.epsilon)
         self.p = 0.5  # Wang et al. 2017, OUE: p = 1/2
@@ -160,4 +162,4 @@ class OUE(FrequencyOracle):
 
     def _variance0(self, n: int) -> float:
         e = math.exp(self.epsilon)
-        return n * 4 * e / (e - 1) ** 2  # Wang et al. 2017, OUE variance (= eq. var_olh)
+        return n * 4 * (e / (e - 1)) / (e - 1)  # Wang et al. 2017, OUE variance (= eq. var_olh), no overflow

@@ -26,8 +26,9 @@ References
 """
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
 
@@ -39,6 +40,7 @@ from ..values import concat, extend, prefix
 __all__ = [
     "Question",
     "Plan",
+    "ASSIGNMENT",
     "group_sizes",
     "assign_groups",
     "segment",
@@ -164,9 +166,22 @@ def olh_for(epsilon: float, width: int):
     return OLH(epsilon, m=width)
 
 
+#: name of the group assignment rule of :meth:`Plan.labels` (recorded in every plan)
+ASSIGNMENT = "fisher-yates/pcg64/v1"
+
+
 @dataclass(frozen=True)
 class Plan:
-    """Who reports what: one entry per user group.
+    """What the server publishes before users report: groups, questions and the public seed.
+
+    A plan made by :meth:`ldp.protocols.HeavyHitterProtocol.plan` fixes
+    everything that depends on the number of users ``n``: the groups and
+    their shares, the questions each group answers (PEM's prefix lengths,
+    SPM's segments, MCM's blocks and public channel-hash seed, each
+    question's budget), and which user is in which group (:meth:`labels`,
+    derived from ``seed`` by the rule ``assignment``).  It holds no user's
+    private randomness.  It is serialisable: :meth:`to_json` /
+    :meth:`from_json` (or :meth:`to_dict` / :meth:`from_dict`).
 
     Parameters
     ----------
@@ -176,18 +191,35 @@ class Plan:
         Share of the users in each group (sum 1).
     questions : tuple of tuple of Question
         The questions every user of a group answers, one OLH report each.
+    n : int, optional
+        Number of users the plan is for (``None``: only a layout, not bound
+        to a population, as the protocols' internal ``_plan`` returns).
+    seed : int, optional
+        Public seed of the group assignment (:meth:`labels`).
+    protocol : str
+        Name of the protocol that made the plan.
+    params : dict
+        That protocol's parameters, with the configuration resolved for ``n``.
+    assignment : str
+        The group assignment rule (:data:`ASSIGNMENT`).
     """
 
     m: int
     fractions: tuple[float, ...]
     questions: tuple[tuple[Question, ...], ...]
+    n: int | None = None
+    seed: int | None = None
+    protocol: str = ""
+    params: dict = field(default_factory=dict, hash=False)
+    assignment: str = ASSIGNMENT
 
     @property
     def n_groups(self) -> int:
         return len(self.fractions)
 
-    def sizes(self, n: int) -> tuple[int, ...]:
-        return group_sizes(n, self.fractions)
+    def sizes(self, n: int | None = None) -> tuple[int, ...]:
+        """Users per group for ``n`` users (default: the plan's ``n``)."""
+        return group_sizes(self.n if n is None else n, self.fractions)
 
     def slot(self, group: int, question: Question) -> int:
         """Position of ``question`` among the reports of ``group``."""
@@ -200,14 +232,71 @@ class Plan:
         """Groups whose users answer ``question``."""
         return tuple(g for g, qs in enumerate(self.questions) if question in qs)
 
+    def labels(self) -> np.ndarray:
+        """The group of every user ``0 .. n-1`` (read-only ``uint8``/``uint16`` array).
+
+        :func:`assign_groups` (every assignment with the sizes
+        :meth:`sizes` equally likely) driven by ``numpy.random.default_rng(seed)``:
+        anyone holding the plan computes the same groups, so a user (or a batch
+        of users) learns her group from the plan and her index alone.  Computed
+        once per plan object (``O(n)``, about 10 ms for ``n = 10**6``) and cached.
+        """
+        cached = self.__dict__.get("_labels")
+        if cached is not None:
+            return cached
+        if self.n is None or self.seed is None:
+            raise ValueError("this plan is a layout without users (n and seed unset); make one with "
+                             "protocol.plan(n, rng=...)")
+        if self.assignment != ASSIGNMENT:
+            raise ValueError(f"unknown group assignment rule {self.assignment!r}; this version of ldp "
+                             f"implements {ASSIGNMENT!r}")
+        labels = assign_groups(self.n, self.fractions, np.random.default_rng(self.seed))
+        labels.flags.writeable = False
+        object.__setattr__(self, "_labels", labels)
+        return labels
+
+    def __getstate__(self):  # the cached labels are not part of the state
+        state = dict(self.__dict__)
+        state.pop("_labels", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def to_dict(self) -> dict:
-        return {"m": self.m, "fractions": list(self.fractions),
+        """A JSON-serialisable dict (:meth:`from_dict` reverses it)."""
+        return {"protocol": self.protocol, "n": self.n, "seed": self.seed, "assignment": self.assignment,
+                "params": self.params, "m": self.m, "fractions": list(self.fractions),
                 "questions": [[q.to_dict() for q in qs] for qs in self.questions]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Plan":
         return cls(int(d["m"]), tuple(float(f) for f in d["fractions"]),
-                   tuple(tuple(Question.from_dict(q) for q in qs) for qs in d["questions"]))
+                   tuple(tuple(Question.from_dict(q) for q in qs) for qs in d["questions"]),
+                   n=None if d.get("n") is None else int(d["n"]),
+                   seed=None if d.get("seed") is None else int(d["seed"]),
+                   protocol=str(d.get("protocol", "")), params=dict(d.get("params", {})),
+                   assignment=str(d.get("assignment", ASSIGNMENT)))
+
+    def to_json(self) -> str:
+        """The plan as a JSON string: what the server publishes."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Plan":
+        """A plan from :meth:`to_json`'s string."""
+        return cls.from_dict(json.loads(text))
+
+    def __repr__(self) -> str:
+        def q_str(q):
+            ch = f" x {q.channels} channels" if q.channels else ""
+            return f"v[{q.start}:{q.stop}]{ch} eps={q.epsilon:.4g}"
+
+        shown = [" + ".join(q_str(q) for q in qs) for qs in self.questions[:4]]
+        more = f", ... ({self.n_groups - 4} more)" if self.n_groups > 4 else ""
+        who = f"{self.protocol}, " if self.protocol else ""
+        return (f"Plan({who}n={self.n}, m={self.m}, {self.n_groups} groups: "
+                f"{'; '.join(shown)}{more})")
 
 
 def group_sizes(n: int, fractions: Sequence[float]) -> tuple[int, ...]:

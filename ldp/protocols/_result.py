@@ -1,20 +1,16 @@
 """What a protocol run returns (:class:`HeavyHitterResult`) and what users send (:class:`ProtocolReports`)."""
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..paths import atomic_path
+from .. import _reportfile
 from ..values import as_values
 from ._core import Plan, Question, match_sorted, sort_unique
 
 __all__ = ["RoundInfo", "HeavyHitterResult", "ProtocolReports"]
-
-_FORMAT = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +58,10 @@ class RoundInfo:
     estimates: np.ndarray
     question: Question | None = None
     info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"RoundInfo({self.name!r}, {self.kind} v[{self.start}:{self.stop}], groups={self.groups}, "
+                f"n_users={self.n_users}, n_candidates={self.n_candidates}, kept={len(self.kept)})")
 
     def contains(self, values: np.ndarray, m: int) -> np.ndarray:
         """Whether each value's answer survived this step (e.g. its prefix is in ``C_i``)."""
@@ -154,12 +154,14 @@ class HeavyHitterResult:
                              "estimate": self.estimates, "support": self.support})
 
     def __repr__(self) -> str:
-        return (f"HeavyHitterResult(protocol={self.protocol!r}, found={len(self)}, k={self.k}, "
-                f"n={self.n}, epsilon={self.epsilon}, engine={self.engine!r})")
+        mode = f"k={self.k}" if self.threshold is None else f"threshold={self.threshold}"
+        return (f"HeavyHitterResult(protocol={self.protocol!r}, found={len(self)}, {mode}, n={self.n}, "
+                f"epsilon={self.epsilon}, engine={self.engine!r}, rounds={len(self.rounds)}, "
+                f"queries={self.queries})")
 
 
 class ProtocolReports:
-    """Everything the users of one protocol run sent: their groups and OLH reports.
+    """What a batch of users of one protocol sent: their plan indices, groups and OLH reports.
 
     Parameters
     ----------
@@ -168,22 +170,47 @@ class ProtocolReports:
     params : dict
         The protocol's parameters (JSON-serialisable).
     plan : Plan
-        Groups and questions (including public randomness such as MCM's channel seed).
+        The published plan (groups, questions, public seeds, ``n``).
     labels : numpy.ndarray
-        Group of each user.
+        Group of each user of the batch (must agree with ``plan.labels()``).
     reports : sequence of sequence of ldp.oracles.OLHReports
-        ``reports[g][j]``: the reports of group ``g``'s users (in user order)
-        to the ``j``-th question of the group.
+        ``reports[g][j]``: the reports of the batch's users of group ``g``
+        (in increasing user index) to the ``j``-th question of the group.
+    users : numpy.ndarray, optional
+        Plan index of each user of the batch, increasing (default
+        ``0 .. len(labels) - 1``).
+
+    Notes
+    -----
+    :meth:`concat` merges batches of the same plan into one object, ordered
+    by user index, so that batches covering users ``0 .. n-1`` give exactly
+    the reports of one batch of all users.
     """
 
     def __init__(self, protocol: str, params: dict, plan: Plan, labels: np.ndarray,
-                 reports: Sequence[Sequence[Any]]):
+                 reports: Sequence[Sequence[Any]], users: np.ndarray | None = None):
         self.protocol = str(protocol)
         self.params = dict(params)
         self.plan = plan
         self.labels = np.asarray(labels)
+        self.users = (np.arange(self.labels.shape[0], dtype=np.int64) if users is None
+                      else np.asarray(users, dtype=np.int64))
         self._reports = tuple(tuple(r) for r in reports)
         G = plan.n_groups
+        if self.labels.ndim != 1 or self.users.shape != self.labels.shape:
+            raise ValueError(f"labels and users must be 1-D arrays of the same length, got shapes "
+                             f"{self.labels.shape} and {self.users.shape}")
+        if self.users.size:
+            if np.any(np.diff(self.users) <= 0):
+                raise ValueError("users must be distinct plan indices in increasing order")
+            if plan.n is not None and (self.users[0] < 0 or self.users[-1] >= plan.n):
+                raise ValueError(f"users must be plan indices in [0, n = {plan.n}), found "
+                                 f"{int(self.users[0] if self.users[0] < 0 else self.users[-1])}")
+            if self.labels.max() >= G:
+                raise ValueError(f"labels must be group numbers in [0, {G}), found {int(self.labels.max())}")
+        if plan.n is not None and plan.seed is not None and not np.array_equal(plan.labels()[self.users],
+                                                                               self.labels):
+            raise ValueError("labels do not match the plan's group assignment of these users")
         if len(self._reports) != G:
             raise ValueError(f"reports must have one entry per group ({G}), got {len(self._reports)}")
         self.sizes = tuple(int(s) for s in np.bincount(self.labels, minlength=G)[:G])
@@ -197,11 +224,16 @@ class ProtocolReports:
 
     @property
     def n(self) -> int:
-        """Number of users."""
+        """Number of users in these reports."""
         return int(self.labels.shape[0])
 
     def __len__(self) -> int:
         return self.n
+
+    @property
+    def complete(self) -> bool:
+        """Whether every user of the plan reported."""
+        return self.plan.n is None or self.n == self.plan.n
 
     def group_reports(self, g: int) -> tuple:
         """The OLH reports of group ``g``, one set per question."""
@@ -211,13 +243,69 @@ class ProtocolReports:
     def nbytes(self) -> int:
         return int(self.labels.nbytes + sum(r.nbytes for rs in self._reports for r in rs))
 
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, ProtocolReports):
+            return NotImplemented
+        return (self.protocol == other.protocol and self.params == other.params and self.plan == other.plan
+                and np.array_equal(self.users, other.users) and np.array_equal(self.labels, other.labels)
+                and self._reports == other._reports)
+
+    __hash__ = None
+
     def __repr__(self) -> str:
-        return f"ProtocolReports(protocol={self.protocol!r}, n={self.n}, groups={self.plan.n_groups})"
+        of = "" if self.plan.n is None else f" of {self.plan.n}"
+        return (f"ProtocolReports(protocol={self.protocol!r}, users={self.n}{of}, groups={self.plan.n_groups}, "
+                f"reports={sum(len(rs) for rs in self._reports)} sets, {self.nbytes / 2**20:.3g} MiB)")
+
+    # -- batches -----------------------------------------------------------
+    @classmethod
+    def concat(cls, parts: Sequence["ProtocolReports"]) -> "ProtocolReports":
+        """Merge batches of reports made with the same plan (in any order).
+
+        Users are put in increasing index order, so batches that together
+        cover users ``0 .. n-1`` give exactly the reports of one batch of all
+        users (same ``rng``).  A user present in two batches is an error (she
+        would have spent her budget twice).
+        """
+        parts = list(parts)
+        if not parts:
+            raise ValueError("parts must contain at least one ProtocolReports object")
+        first = parts[0]
+        for p in parts:
+            if not isinstance(p, ProtocolReports):
+                raise TypeError(f"parts must all be ProtocolReports, got {type(p).__name__}")
+            if p.protocol != first.protocol or p.plan != first.plan:
+                raise ValueError("cannot merge reports made with different plans; every batch must be "
+                                 "privatized with the same published plan")
+        users = np.concatenate([p.users for p in parts])
+        order = np.argsort(users, kind="stable")
+        su = users[order]
+        if su.size > 1 and np.any(su[1:] == su[:-1]):
+            dup = int(su[1:][su[1:] == su[:-1]][0])
+            raise ValueError(f"user {dup} appears in more than one batch; a user reports once")
+        labels = np.concatenate([p.labels for p in parts])
+        reports = []
+        for g in range(first.plan.n_groups):
+            gu = np.concatenate([p.users[p.labels == g] for p in parts])
+            go = np.argsort(gu, kind="stable")
+            row = []
+            for j in range(len(first.plan.questions[g])):
+                merged = type(first._reports[g][j]).concat([p._reports[g][j] for p in parts])
+                row.append(merged[go])
+            reports.append(row)
+        return cls(first.protocol, first.params, first.plan, labels[order], reports, users=su)
 
     # -- disk ------------------------------------------------------------
     def save(self, path) -> None:
-        """Write to ``path`` (``.npz``) atomically (temporary file + :func:`os.replace`)."""
-        arrays = {"labels": self.labels}
+        """Write to ``path`` (``.npz``) atomically (temporary file + :func:`os.replace`).
+
+        The metadata holds the plan, the parameters and a SHA-256 checksum of
+        the arrays, which :meth:`load` verifies.
+        """
+        from ..oracles.base import uint_dtype
+
+        top = (self.n if self.plan.n is None else self.plan.n) - 1
+        arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}
         oracles = []
         for g, rs in enumerate(self._reports):
             row = []
@@ -226,29 +314,32 @@ class ProtocolReports:
                 for name, a in r.arrays.items():
                     arrays[f"r{g}_{j}_{name}"] = a
             oracles.append(row)
-        meta = {"format": _FORMAT, "protocol": self.protocol, "params": self.params,
-                "plan": self.plan.to_dict(), "oracles": oracles}
-        with atomic_path(os.fspath(path)) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+        meta = {"protocol": self.protocol, "params": self.params, "plan": self.plan.to_dict(), "oracles": oracles}
+        _reportfile.write(path, _reportfile.PROTOCOL_REPORTS, meta, arrays)
 
     @classmethod
     def load(cls, path) -> "ProtocolReports":
-        """Read reports written by :meth:`save`."""
+        """Read reports written by :meth:`save`.
+
+        Raises ``FileNotFoundError`` for a missing file and
+        :class:`ldp.oracles.ReportsFileError` (a ``ValueError`` naming the file
+        and the problem) for any other unusable file, as
+        :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
+        file is refused as the wrong kind.
+        """
         from ..oracles.base import _REGISTRY
 
-        with np.load(os.fspath(path), allow_pickle=False) as f:
-            if "__meta__" not in f.files:
-                raise ValueError(f"{os.fspath(path)!r} is not a protocol reports file")
-            meta = json.loads(str(f["__meta__"]))
-            if meta.get("format") != _FORMAT:
-                raise ValueError(f"unsupported protocol reports format {meta.get('format')!r}")
+        meta, arrays = _reportfile.read(path, _reportfile.PROTOCOL_REPORTS)
+        try:
             plan = Plan.from_dict(meta["plan"])
-            labels = f["labels"]
             reports = []
             for g, row in enumerate(meta["oracles"]):
                 rs = []
                 for j, params in enumerate(row):
                     kind = _REGISTRY[params["kind"]]
-                    rs.append(kind(params, **{name: f[f"r{g}_{j}_{name}"] for name in kind.fields}))
+                    rs.append(kind(params, **{name: arrays[f"r{g}_{j}_{name}"] for name in kind.fields}))
                 reports.append(rs)
-        return cls(meta["protocol"], meta["params"], plan, labels, reports)
+            return cls(meta["protocol"], meta["params"], plan, arrays["labels"], reports,
+                       users=arrays["users"].astype(np.int64))
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            raise _reportfile.inconsistent(path, err) from err

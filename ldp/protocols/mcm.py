@@ -37,7 +37,10 @@ class MCM(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon, k, m, query_limit, threshold
-        See :class:`ldp.protocols.PEM`.
+        See :class:`ldp.protocols.PEM`.  ``epsilon`` is at most
+        ``2 ln(2**31 - 1) = 42.98`` with the budget split (each report's
+        ``epsilon / 2`` must keep OLH's ``d'`` at most ``2**31``), at most
+        ``21.49`` with ``final_fraction``.
     final_fraction : float, optional
         ``None`` (default): every user also reports the whole value, each of
         her two reports using ``epsilon / 2`` (the original budget split,
@@ -45,7 +48,8 @@ class MCM(HeavyHitterProtocol):
         only the whole value with the full budget and the others report their
         block with the full budget (section 6.2.4 uses 0.1).
     channels : int, optional
-        Number of channels ``h``; default ``ceil(k**1.5)`` (section 6.1).
+        Number of channels ``h``, at least ``k`` (MCM returns at most one
+        value per channel); default ``ceil(k**1.5)`` (section 6.1).
     block_bits : int, optional
         Bits per block (1 to 30); default the largest block size whose queries
         ``sum_l h 2^(b_l) + h`` fit in ``query_limit`` (improvement 2: fewest
@@ -65,6 +69,10 @@ class MCM(HeavyHitterProtocol):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
         self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
         self.channels = ceil_pow15(self.k) if channels is None else check_int(channels, "channels", 1, 2**31)
+        if self.k > self.channels:
+            raise ValueError(f"k = {self.k} is more than MCM can return: at most one value per channel, and "
+                             f"channels = {self.channels}; give channels >= k (default ceil(k**1.5))")
+        self._check_epsilon_limit()
         hi = min(self.m, MAX_BLOCK_BITS)
         if block_bits is not None:
             b = check_int(block_bits, "block_bits", 1, hi)
@@ -89,6 +97,9 @@ class MCM(HeavyHitterProtocol):
     def params(self) -> dict:
         return {**super().params, "final_fraction": self.final_fraction, "channels": self.channels,
                 "block_bits": self.block_bits}
+
+    def _budget_split(self) -> int:
+        return 2 if self.final_fraction is None else 1
 
     def _eps(self):
         if self.final_fraction is None:

@@ -35,7 +35,9 @@ class PEM(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon : float
-        Privacy budget of each user (one report, full budget).
+        Privacy budget of each user (one report, full budget), in
+        ``(0, ln(2**31 - 1)] = (0, 21.49]``: OLH's hash range
+        ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.
     k : int
         Number of heavy hitters.
     m : int
@@ -78,6 +80,7 @@ class PEM(HeavyHitterProtocol):
                  config=None, oracle: str = "OLH"):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
         self.oracle = check_oracle(oracle)
+        self._check_epsilon_limit()
         from .. import analysis
 
         explicit = {"gamma": gamma, "eta": eta, "etas": etas, "g": g, "group_fractions": group_fractions,
@@ -135,7 +138,7 @@ class PEM(HeavyHitterProtocol):
         return Plan(self.m, tuple(c.group_fractions), qs)
 
     def _aggregate(self, source, plan: Plan, n: int):
-        c = self.config(n)
+        c = self.config(plan.n if plan.n is not None else n)  # the configuration the plan was made with
         lengths = c.prefix_lengths
         rounds = []
         prev = None

@@ -112,7 +112,10 @@ class SPM(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon, k, m, query_limit, threshold
-        See :class:`ldp.protocols.PEM`.
+        See :class:`ldp.protocols.PEM`.  ``epsilon`` is at most
+        ``3 ln(2**31 - 1) = 64.46`` with the budget split (each report's
+        ``epsilon / 3`` must keep OLH's ``d'`` at most ``2**31``), at most
+        ``21.49`` with ``final_fraction``.
     final_fraction : float, optional
         ``None`` (default): original budget split, every user also reports the
         whole value and each of her three reports uses ``epsilon / 3``.
@@ -156,6 +159,10 @@ class SPM(HeavyHitterProtocol):
         self.segments = g
         self.bounds = split_bits(self.m, g)
         self.pairs = list(combinations(range(g), 2))
+        self._check_epsilon_limit()
+
+    def _budget_split(self) -> int:
+        return 3 if self.final_fraction is None else 1  # eps/3 each; or the final group's full eps
 
     @property
     def params(self) -> dict:

@@ -66,7 +66,9 @@ class Strawman(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon, k, m, query_limit, threshold
-        See :class:`ldp.protocols.PEM`.
+        See :class:`ldp.protocols.PEM`.  ``epsilon`` is at most
+        ``2 ln(2**31 - 1) = 42.98`` with the budget split, at most ``21.49``
+        with ``final_fraction``.
     final_fraction : float, optional
         As for :class:`ldp.protocols.SPM`: ``None`` splits each user's budget
         in two; a fraction gives that share of users the whole-value report
@@ -108,6 +110,10 @@ class Strawman(HeavyHitterProtocol):
                                  f"m = {self.m}, k = {self.k}: the smallest limit that works is {need}")
         self.segments = g
         self.bounds, self.top_sizes = res
+        self._check_epsilon_limit()
+
+    def _budget_split(self) -> int:
+        return 2 if self.final_fraction is None else 1
 
     @property
     def params(self) -> dict:

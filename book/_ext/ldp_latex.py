@@ -1,0 +1,138 @@
+"""The PDF (``make pdf``): numbers as in the HTML book, and notebook tables as tables.
+
+A Sphinx extension (listed in ``_config.yml``); both parts act on LaTeX builds only.
+
+Numbers. In HTML, figures and equations are numbered through the whole book (Fig. 1, 2,
+...; (1), (2), ...: the chapters are unnumbered). For a LaTeX build, sphinx-jupyterbook-latex
+turns the table of contents' parts into LaTeX parts and sets ``numfig_secnum_depth = 2``,
+which numbers them per chapter (Fig. 3.1). This extension runs after it and sets the depth
+back to 0, so LaTeX numbers them through the book too, in the same (table of contents)
+order, and the PDF's numbers are the HTML's.
+
+Tables. For LaTeX, myst-nb shows a notebook output's PDF, PNG, LaTeX, Markdown or plain-text
+form, never its HTML. A pandas ``Styler``'s plain text is only ``<pandas.io.formats.style.Styler
+at 0x...>`` and a ``DataFrame``'s a fixed-width dump, so the PDF would lose the tables. When an
+output has no PDF, image or LaTeX form but an HTML form holding one ``<table>``, the output
+becomes a docutils table of the same cells (header rows, ``colspan``/``rowspan``, ``$...$``
+as math; a ``<caption>`` as a paragraph above it, so no "Table N" number the HTML lacks).
+Tables of more than ``MAX_COLUMNS`` columns do not fit the page and keep their plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bs4 import BeautifulSoup
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.builders.latex import LaTeXBuilder
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+# outputs that LaTeX shows as they are: the HTML table is then not needed
+_LATEX_READY = {"application/pdf", "image/png", "image/jpeg", "text/latex"}
+# wider tables do not fit the page's text width legibly; they stay plain text
+MAX_COLUMNS = 12
+_MATH = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
+
+
+def _numbers_like_html(app: Sphinx) -> None:
+    if isinstance(app.builder, LaTeXBuilder):
+        app.config.numfig_secnum_depth = 0
+
+
+def _cell_content(text: str) -> nodes.paragraph:
+    """A paragraph of the cell's text, ``$...$`` as inline math."""
+    para = nodes.paragraph()
+    pos = 0
+    for match in _MATH.finditer(text):
+        if match.start() > pos:
+            para += nodes.Text(text[pos:match.start()])
+        para += nodes.math(match.group(1), match.group(1))
+        pos = match.end()
+    if pos < len(text):
+        para += nodes.Text(text[pos:])
+    return para
+
+
+def html_table_to_nodes(html: str) -> list[nodes.Node] | None:
+    """docutils nodes for the single ``<table>`` in ``html``.
+
+    None when ``html`` has no table, several or nested ones, no body rows, or more than
+    ``MAX_COLUMNS`` columns.
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    tables = soup.find_all("table")
+    if len(tables) != 1 or tables[0].find("table") is not None:
+        return None
+    table = tables[0]
+    head, body = [], []
+    width = 0
+    longest: dict[int, int] = {}  # column -> its longest word (numbers must not be cut)
+    pending: dict[int, int] = {}  # column -> rows still covered by a rowspan from above
+    for tr in table.find_all("tr"):
+        row = []
+        col = 0
+        for cell in tr.find_all(["th", "td"], recursive=False):
+            while pending.get(col, 0) > 0:
+                col += 1
+            colspan = max(int(cell.get("colspan", 1) or 1), 1)
+            rowspan = max(int(cell.get("rowspan", 1) or 1), 1)
+            entry = nodes.entry(morecols=colspan - 1, morerows=rowspan - 1)
+            text = " ".join(cell.get_text(" ", strip=True).split())
+            if text:
+                entry += _cell_content(text)
+                if colspan == 1:
+                    longest[col] = max(longest.get(col, 0), *(len(word) for word in text.split()))
+            row.append(entry)
+            for c in range(col, col + colspan):
+                pending[c] = rowspan
+            col += colspan
+        width = max(width, col, max(pending, default=-1) + 1)
+        pending = {c: n - 1 for c, n in pending.items() if n > 1}
+        (head if tr.find_parent("thead") is not None else body).append(row)
+    if not body or not 0 < width <= MAX_COLUMNS:
+        return None
+    # column widths in proportion to each column's longest word, so that LaTeX breaks
+    # headers between words and never cuts a number (Sphinx: class colwidths-given)
+    group = nodes.tgroup(cols=width)
+    group += [nodes.colspec(colwidth=max(longest.get(c, 0), 3)) for c in range(width)]
+    for part, rows in ((nodes.thead(), head), (nodes.tbody(), body)):
+        if rows:
+            for cells in rows:
+                part += nodes.row("", *cells)
+            group += part
+    out: list[nodes.Node] = []
+    caption = table.find("caption")
+    if caption is not None and caption.get_text(strip=True):
+        out.append(_cell_content(" ".join(caption.get_text(" ", strip=True).split())))
+    out.append(nodes.table("", group, classes=["colwidths-given"]))
+    # LaTeX environment sphinxclassldptable (book/_latex/ldpbook.sty): small type
+    return [nodes.container("", *out, classes=["ldptable"])]
+
+
+class HtmlTablesForLatex(SphinxPostTransform):
+    """LaTeX only: notebook outputs that are HTML tables become tables (see the module)."""
+
+    default_priority = 3  # before myst-nb's SelectMimeType (4) picks one form per output
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        def is_bundle(node) -> bool:
+            return isinstance(node, nodes.container) and node.get("nb_element") == "mime_bundle"
+
+        for bundle in list(self.document.findall(is_bundle)):
+            forms = {child.get("mime_type"): child for child in bundle.children}
+            if _LATEX_READY & set(forms) or "text/html" not in forms:
+                continue
+            html = "".join(raw.astext() for raw in forms["text/html"].findall(nodes.raw))
+            table = html_table_to_nodes(html)
+            if table is not None:
+                bundle.replace_self(table)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    # sphinx_jupyterbook_latex sets the depth in its builder-inited handler (priority 500)
+    app.connect("builder-inited", _numbers_like_html, priority=900)
+    app.add_post_transform(HtmlTablesForLatex)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

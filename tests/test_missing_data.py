@@ -1,0 +1,153 @@
+"""A missing input degrades, never breaks: the evaluation chapter without the AOL tally.
+
+The AOL tally ships in ``data/``; ``LDP_DATA_DIR``, when set, is the only folder the
+loaders search, so pointing it at an empty folder hides the shipped copy. The test runs
+notebook 06 in quick mode with papermill that way, builds that chapter into a small book
+with this repository's ``_config.yml`` and ``-W`` (every glue key the chapter pastes must
+exist), and reads the HTML: no ``nan``, no "0 users", no empty pasted value, the AOL
+panels and sentences say the data is missing, and the cells that the reproduction report
+(book/reproduction.md) pastes from this chapter hold text, with the AOL rows "not
+testable here".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ldp.datasets import ChecksumError, DataFileNotFoundError, check_aol
+from test_notebooks import ROOT, runner
+
+CHAPTER = "06_evaluation"
+MISSING = "the AOL data file is missing in this build"
+BAD_TEXT = [
+    (re.compile(r"\bnan\b", re.I), "nan"),
+    (re.compile(r"\b0 users\b"), "0 users"),
+    (re.compile(r"\bof 0 bits\b"), "prefixes of 0 bits"),
+]
+
+
+def _prose(html_path: Path) -> str:
+    """The chapter's text without its code cells (inputs and outputs): what the reader reads.
+
+    Fails if a pasted value is empty or the text shows ``nan``, "0 users" or "of 0 bits".
+    """
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser").find("article")
+    assert article is not None, f"{html_path}: no <article>"
+    empty = [s for s in article.select(".pasted-text, .pasted-inline") if not s.get_text(strip=True)]
+    assert not empty, f"{html_path.name}: {len(empty)} glued values are empty"
+    for cell in article.select("div.cell"):
+        cell.decompose()
+    text = re.sub(r"\s+", " ", article.get_text(" "))
+    for pattern, what in BAD_TEXT:
+        hits = [text[max(0, m.start() - 80):m.end() + 40] for m in pattern.finditer(text)]
+        assert not hits, f"{html_path.name} prints {what!r}: {hits}"
+    return text
+
+
+def _glued_text(nb_path: Path) -> dict[str, str]:
+    """Every value the notebook glued: key -> its text/plain (or text/markdown) record."""
+    out = {}
+    for cell in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
+        for o in cell.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if meta:
+                prefix = meta.get("mime_prefix", "")
+                data = o["data"]
+                out[meta["name"]] = data.get(prefix + "text/markdown", data.get(prefix + "text/plain"))
+    return out
+
+
+def _format(record: str, fmt: str) -> str:
+    """Format a glued text/plain record like myst-nb's ``{glue:text}`key:fmt```."""
+    import ast
+
+    try:
+        value = ast.literal_eval(record)
+    except (ValueError, SyntaxError):
+        value = record
+    return format(value, fmt) if fmt else str(value)
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    monkeypatch.setenv("LDP_DATA_DIR", str(empty))  # hides the shipped data/ copy
+    check = subprocess.run([sys.executable, "-m", "ldp.datasets", "check", "aol"], capture_output=True,
+                           text=True, env=runner.kernel_env(tmp_path / "unused"))
+    assert check.returncode == 1 and str(empty) in check.stderr, check.stdout + check.stderr
+
+    book = tmp_path / "book"
+    executed = book / "_generated" / "notebooks" / f"{CHAPTER}.ipynb"
+    figures = book / "_generated" / "figures"  # where the chapter's {figure} directives look
+    runner.ensure_kernel()
+    ok, report = runner.execute(runner.NOTEBOOK_DIR / f"{CHAPTER}.ipynb", executed, {"quick": True}, figures,
+                                tmp_path / "papermill.log")
+    assert ok, f"{CHAPTER} failed without the AOL data:\n{report}"
+
+    # the AOL panels say so in the panel (SVG text is kept as text: svg.fonttype none)
+    for name in ("fig-eval-vary-eps", "fig-eval-vary-k"):
+        svg = (figures / f"{name}.svg").read_text(encoding="utf-8")
+        assert svg.count("No AOL results") == 2, f"{name}: the two AOL panels do not say the data is missing"
+
+    # build the chapter alone with -W -n: a glue key the text needs but the notebook did not glue fails
+    (book / "index.md").write_text("# Index\n")
+    (book / "book").mkdir()
+    (book / "book" / "interpretation.md").write_text("# Interpretation\n")  # target of {doc} links
+    static = ROOT / "book" / "_static"  # html_static_path in _config.yml (local MathJax)
+    if static.is_dir():
+        (book / "book" / "_static").symlink_to(static, target_is_directory=True)
+    else:
+        (book / "book" / "_static").mkdir()
+    (book / "_toc.yml").write_text(
+        f"format: jb-book\nroot: index\nchapters:\n  - file: _generated/notebooks/{CHAPTER}\n"
+        "  - file: book/interpretation\n"
+    )
+    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "-W", "-n",
+         "--keep-going", "--all"],
+        env=runner.kernel_env(figures), capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+    text = _prose(book / "_build" / "html" / "_generated" / "notebooks" / f"{CHAPTER}.html")
+    assert text.count(MISSING) >= 4, "the AOL sentences do not say that the data file is missing"
+    assert "points are not discussed here: " + MISSING in text  # the glued Markdown paragraph
+
+    # the reproduction report's cells pasted from this chapter: present, no nan, AOL rows not testable
+    glued = _glued_text(executed)
+    refs = re.findall(rf"{CHAPTER}\.ipynb::(\w+)(?::([^`]*))?`", (ROOT / "book" / "reproduction.md").read_text())
+    assert refs, "book/reproduction.md pastes nothing from the chapter"
+    for key, fmt in refs:
+        assert key in glued, f"book/reproduction.md pastes {key!r}, which the chapter did not glue without the data"
+        value = _format(glued[key], fmt)
+        assert value.strip() and not re.search(r"\bnan\b", value, re.I), f"{key}: {value!r}"
+    for key in ("eval_aol_size_verdict", "eval_aol_best_verdict"):
+        assert (key, "s") in refs and _format(glued[key], "s").startswith("not testable here"), key
+    numbers = [k for k in glued if "aol" in k and not k.endswith(("_text", "_verdict"))]
+    assert not numbers, f"AOL numbers glued without the AOL data: {numbers}"
+
+
+def test_evaluation_chapter_prose_with_data():
+    """The same checks on the chapter of the quick book that `make test` builds first (data present)."""
+    page = ROOT / "_build" / "html" / "_generated" / "notebooks" / f"{CHAPTER}.html"
+    if not page.is_file():
+        pytest.skip("the book is not built (`make test` builds it before the tests)")
+    text = _prose(page)
+    try:
+        check_aol()
+    except (DataFileNotFoundError, ChecksumError):
+        assert MISSING in text or "AOL data file fails its sha256 check" in text
+    else:
+        assert MISSING not in text and "On AOL at ε = 4, PEM finds" in text

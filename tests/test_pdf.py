@@ -1,0 +1,162 @@
+"""The PDF of the book (``make pdf``, which ``make test`` runs in quick mode) against the HTML.
+
+``make test`` builds ``_build/html`` and then ``_build/latex/ldp-book.pdf`` from the same
+executed notebooks; these tests only read the results:
+
+- every figure and every numbered equation of the HTML book has the same number in the
+  PDF (from LaTeX's ``.aux`` labels), and every figure's graphic went into the PDF;
+- every figure of the paper (Paper Figure 1-9) is in the PDF's text with its caption;
+- notebook tables shown as HTML (pandas DataFrame, Styler) are tables in the PDF too
+  (book/_ext/ldp_latex.py), not the Styler's "<pandas.io.formats.style.Styler at 0x...>";
+- the final LaTeX run left no missing glyph, undefined reference or error behind.
+
+Under ``CI=true`` a missing build or a missing ``pdftotext`` is a failure; elsewhere the
+tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import ldp_latex  # noqa: E402  (book/_ext/ldp_latex.py)
+
+HTML = ROOT / "_build" / "html"
+LATEX = ROOT / "_build" / "latex"
+PDF = LATEX / "ldp-book.pdf"
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+PAPER_FIGURES = range(1, 10)  # the paper has Figures 1-9
+
+FIGURE = re.compile(
+    r'<figure[^>]*\bid="(fig-[^"]+)".*?<img[^>]*\bsrc="[^"]*?([^"/]+)\.svg".*?'
+    r'<span class="caption-number">Fig\. (\d+) </span><span class="caption-text">(.*?)</span>',
+    re.S,
+)
+EQUATION = re.compile(r'id="equation-([^"]+)">\s*<span class="eqno">\((\d+)\)')
+AUX_LABEL = re.compile(r"\\newlabel\{(equation:)?([^{}]+):([^:{}]+)\}\{\{([^{}]*)\}")
+
+
+def _unavailable(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    if not PDF.is_file():
+        _unavailable(f"no PDF at {PDF}: run `make pdf QUICK=1` (make test does)")
+    if not (HTML / "index.html").is_file():
+        _unavailable(f"no HTML book in {HTML}: run `make book QUICK=1` (make test does)")
+    return PDF
+
+
+@pytest.fixture(scope="module")
+def pdf_text(built: Path) -> str:
+    if shutil.which("pdftotext") is None:
+        _unavailable("pdftotext missing: apt-get install poppler-utils")
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(built), "-"], capture_output=True,
+                         text=True, check=True).stdout
+    return " ".join(out.split())
+
+
+def html_numbers() -> tuple[dict, dict, dict]:
+    """From the HTML book: {(docname, figure id): (number, graphic, caption)} and equations."""
+    figures, equations, captions = {}, {}, {}
+    for page in HTML.rglob("*.html"):
+        docname = page.relative_to(HTML).with_suffix("").as_posix()
+        text = page.read_text(encoding="utf-8")
+        for fig_id, graphic, number, caption in FIGURE.findall(text):
+            figures[(docname, fig_id)] = (int(number), graphic)
+            captions[int(number)] = " ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split())
+        for label, number in EQUATION.findall(text):
+            equations[(docname, label)] = int(number)
+    return figures, equations, captions
+
+
+def aux_numbers() -> tuple[dict, dict]:
+    figures, equations = {}, {}
+    for is_eq, docname, label, number in AUX_LABEL.findall((LATEX / "ldp-book.aux").read_text(encoding="utf-8")):
+        (equations if is_eq else figures)[(docname, label)] = number
+    return figures, equations
+
+
+def test_figure_and_equation_numbers_match_html(built: Path):
+    html_figs, html_eqs, _ = html_numbers()
+    aux_figs, aux_eqs = aux_numbers()
+    assert len(html_figs) >= len(PAPER_FIGURES), f"only {len(html_figs)} numbered figures in the HTML book"
+    assert html_eqs, "no numbered equations in the HTML book"
+    wrong = [(key, n, aux_figs.get(key)) for key, (n, _) in html_figs.items() if aux_figs.get(key) != str(n)]
+    assert not wrong, f"figures numbered differently in the PDF (key, HTML, PDF): {wrong}"
+    wrong = [(key, n, aux_eqs.get(key)) for key, n in html_eqs.items() if aux_eqs.get(key) != str(n)]
+    assert not wrong, f"equations numbered differently in the PDF (key, HTML, PDF): {wrong}"
+
+
+def test_every_figure_graphic_is_in_the_pdf(built: Path):
+    """LaTeX included each figure's PDF (the wildcard {figure} picks NAME.pdf), not a stand-in."""
+    html_figs, _, _ = html_numbers()
+    log = (LATEX / "ldp-book.log").read_text(encoding="utf-8", errors="replace")
+    used = set(re.findall(r"<use ([^<>]+?)\.pdf>", log))
+    missing = sorted(graphic for _, graphic in html_figs.values() if graphic not in used)
+    assert not missing, f"figure graphics not included in the PDF: {missing}"
+
+
+def test_every_paper_figure_is_in_the_pdf(pdf_text: str):
+    """Paper Figures 1-9 appear as captions "Fig. K: Paper Figure N", K as in the HTML."""
+    _, _, captions = html_numbers()
+    in_html = {int(m.group(1)): k for k, c in captions.items() if (m := re.match(r"Paper Figure (\d+)\b", c))}
+    in_pdf = {int(n): int(k) for k, n in re.findall(r"Fig\. (\d+): Paper Figure (\d+)\b", pdf_text)}
+    assert sorted(in_html) == list(PAPER_FIGURES), f"paper figures in the HTML book: {sorted(in_html)}"
+    assert in_pdf == in_html, f"paper figure -> book figure number: PDF {in_pdf}, HTML {in_html}"
+
+
+def test_latex_log_clean(built: Path):
+    """The final XeLaTeX run: no missing glyph, undefined reference or citation, or error."""
+    log = (LATEX / "ldp-book.log").read_text(encoding="utf-8", errors="replace")
+    problems = re.findall(
+        r"^(?:Missing character: .*|! .*|LaTeX Warning: (?:Reference|Citation|Hyper reference) .*undefined.*"
+        r"|LaTeX Warning: There were undefined references.*|LaTeX Warning: Label\(s\) may have changed.*)$",
+        log, re.M,
+    )
+    assert not problems, "LaTeX problems in ldp-book.log:\n" + "\n".join(problems[:20])
+
+
+def test_notebook_tables_are_tables_in_the_pdf(pdf_text: str):
+    assert "pandas.io.formats.style.Styler" not in pdf_text
+    tex = (LATEX / "ldp-book.tex").read_text(encoding="utf-8")
+    assert tex.count(r"\begin{sphinxuseclass}{ldptable}") >= 10, "notebook tables were not converted"
+
+
+def test_html_table_to_nodes():
+    html = """<style>td {}</style><table><caption>Costs, $\\varepsilon = 1$</caption>
+      <thead><tr><th rowspan="2">method</th><th colspan="2">users</th></tr>
+             <tr><th>n[1]</th><th>$n_2$</th></tr></thead>
+      <tbody><tr><th>PEM</th><td>20000</td><td>1.5e+07</td></tr></tbody></table>"""
+    (wrapper,) = ldp_latex.html_table_to_nodes(html)
+    assert wrapper["classes"] == ["ldptable"]  # LaTeX environment sphinxclassldptable
+    caption, table = wrapper.children
+    assert caption.astext() == "Costs, \\varepsilon = 1" and caption.next_node(nodes.math)
+    group = table.next_node(nodes.tgroup)
+    assert group["cols"] == 3
+    assert [c["colwidth"] for c in group.findall(nodes.colspec)] == [6, 5, 7]
+    head = table.next_node(nodes.thead)
+    first, second = head.findall(nodes.row)
+    assert [(e["morerows"], e["morecols"]) for e in first.findall(nodes.entry)] == [(1, 0), (0, 1)]
+    assert [e.astext() for e in second.findall(nodes.entry)] == ["n[1]", "n_2"]
+    assert second.next_node(nodes.math).astext() == "n_2"
+    body = table.next_node(nodes.tbody)
+    assert [e.astext() for e in body.findall(nodes.entry)] == ["PEM", "20000", "1.5e+07"]
+    wide = "<table><tr>" + "<td>1</td>" * (ldp_latex.MAX_COLUMNS + 1) + "</tr></table>"
+    assert ldp_latex.html_table_to_nodes(wide) is None
+    assert ldp_latex.html_table_to_nodes("<p>no table</p>") is None
+    assert ldp_latex.html_table_to_nodes("<table><thead><tr><th>a</th></tr></thead></table>") is None
