@@ -54,8 +54,8 @@ def report_bits(oracle) -> int:
 
 
 def bits_per_user(P, n: int) -> float:
-    """Mean bits sent per user: each group's reports, weighted by the group's share."""
-    plan = P._plan(n, P._public(np.random.default_rng(0)))
+    """Mean bits sent per user: each group's reports (in the published plan), weighted by the group's share."""
+    plan = P.plan(n, rng=0)
     return float(sum(f * sum(report_bits(q.oracle()) for q in qs) for f, qs in zip(plan.fractions, plan.questions)))
 
 
@@ -102,7 +102,8 @@ def main(argv=None) -> int:
                 f"{1000 * statistics.median(times):10.1f} {np.mean(f1s):5.2f}")
         if small is not None:
             t = time.perf_counter()
-            reports = P.privatize(small, rng=args.seed)
+            plan = P.plan(small.n, rng=args.seed)
+            reports = P.privatize(small, plan=plan, rng=args.seed + 1)
             t_priv = time.perf_counter() - t
             t = time.perf_counter()
             pr = P.aggregate(reports, rng=args.seed)

@@ -17,7 +17,7 @@ from scipy import stats
 import ldp
 from ldp import datasets, metrics
 from ldp.oracles import CMS, HR, CMSReports, HRReports, OLHReports
-from ldp.protocols import ExtendCandidates, ProtocolReports, RangeCandidates, channel_hash
+from ldp.protocols import ExtendCandidates, Plan, ProtocolReports, RangeCandidates, channel_hash
 from ldp.values import from_ints, to_chunks32, uniform
 
 ALPHA = 1e-3
@@ -397,10 +397,16 @@ def test_same_seed_same_result_and_engines_share_groups(small16, name, engine):
                          ids=["TreeHist-OLH", "PEM-HR", "PEM-CMS", "SFP-Hashtogram"])
 def test_other_oracles_save_load_and_find(small16, make, tmp_path):
     P = make()
-    r = P.privatize(small16, rng=4)
+    plan = P.plan(small16.n, rng=3)
+    published = Plan.from_json(plan.to_json())  # what users read: the oracle of every question survives
+    assert published == plan and all(q.oracle() == p.oracle() for qs, ps in zip(published.questions, plan.questions)
+                                      for q, p in zip(qs, ps))
+    r = P.privatize(small16, plan=published, rng=4)
     r.save(tmp_path / "r.npz")
     a = P.aggregate(r, rng=5)
-    b = P.aggregate(ProtocolReports.load(tmp_path / "r.npz"), rng=5)
+    back = ProtocolReports.load(tmp_path / "r.npz")
+    assert back == r
+    b = P.aggregate(back, rng=5)
     assert np.array_equal(a.heavy_hitters, b.heavy_hitters)
     assert metrics.f1(small16.top(4), a.heavy_hitters) >= 0.5
 
@@ -422,7 +428,7 @@ def test_aggregate_refuses_foreign_reports(small16):
         MAKERS["SFP"]().aggregate(r)
     with pytest.raises(ValueError, match="differently configured"):
         ldp.TreeHist(2.0, 4, 16, bits_per_level=2).aggregate(r)
-    with pytest.raises(ValueError, match="parameter"):
+    with pytest.raises(ValueError, match=r"oracle = 'HR' in the plan, 'OLH' here"):
         ldp.TreeHist(2.0, 4, 16, bits_per_level=4, oracle="OLH").aggregate(r)
 
 
@@ -535,3 +541,109 @@ def test_engines_agree_f1(small16, name):
           for e in ("protocol", "counts")}
     assert np.std(f1["counts"]) > 0  # the setting is not trivial
     assert stats.mannwhitneyu(f1["protocol"], f1["counts"]).pvalue > ALPHA
+
+
+# =========================================================== epsilon limits, reprs
+LIMITS = {  # name -> (constructor, oracle spec, budget split s): epsilon <= s * the oracle's per-report limit
+    "TreeHist HR": (lambda e: ldp.TreeHist(e, 4, 16, bits_per_level=4), "HR", 2),
+    "TreeHist HR final": (lambda e: ldp.TreeHist(e, 4, 16, bits_per_level=4, final_fraction=0.2), "HR", 1),
+    "TreeHist no level": (lambda e: ldp.TreeHist(e, 2, 8, bits_per_level=8, oracle="OLH"), "OLH", 1),
+    "TreeHist Hashtogram": (lambda e: ldp.TreeHist(e, 4, 16, bits_per_level=4, oracle="Hashtogram"),
+                            "Hashtogram", 2),
+    "SFP CMS": (lambda e: ldp.SFP(e, 4, 16, hash_bits=4, query_limit=2**13), "CMS", 2),
+    "SFP OLH final": (lambda e: ldp.SFP(e, 4, 16, hash_bits=4, query_limit=2**13, oracle="OLH",
+                                        final_fraction=0.2), "OLH", 1),
+    "PEM HR": (lambda e: ldp.PEM(e, 4, 16, eta=6, oracle="HR"), "HR", 1),
+    "PEM CMS": (lambda e: ldp.PEM(e, 4, 16, eta=6, oracle="CMS"), "CMS", 1),
+}
+
+
+def test_oracle_limits_are_their_numeric_constraints():
+    from ldp.oracles.olh import MAX_EPSILON
+    from ldp.protocols import report_epsilon_limit
+    from ldp.validation import EXP_MAX_EPSILON
+
+    hr = report_epsilon_limit("HR")[0]
+    assert hr == pytest.approx(26 * math.log(2)) and hr < 26 * math.log(2)
+    assert HR(hr, m=8).blocks * 63 <= 2**31  # the limit itself works ...
+    with pytest.raises(ValueError, match=r"\(0, 18\.0218\].*blocks \* \(block_size - 1\) must be at most 2\*\*31"):
+        HR(np.nextafter(hr, np.inf), m=8)  # ... the next double does not
+    ht = report_epsilon_limit("Hashtogram")[0]
+    assert ht == pytest.approx(math.log(np.finfo(float).max / 32))
+    o = HR(ht, m=8, blocks=1)
+    assert math.isfinite(o.p) and math.isfinite(o.q) and math.isfinite(o.variance(100))
+    with pytest.raises(ValueError, match=r"\(0, 706\.317\]"):
+        HR(np.nextafter(ht, np.inf), m=8, blocks=1)
+    assert report_epsilon_limit("CMS")[0] == EXP_MAX_EPSILON and report_epsilon_limit("OLH")[0] == MAX_EPSILON
+    o = CMS(EXP_MAX_EPSILON, m=8, width=16)
+    assert math.isfinite(o.variance(100))
+    with pytest.raises(ValueError, match=r"\(0, 709\.78\d*\] \(e\*\*epsilon must be a finite double\)"):
+        CMS(np.nextafter(EXP_MAX_EPSILON, np.inf), m=8)
+
+
+@pytest.mark.parametrize("name", list(LIMITS))
+def test_protocol_epsilon_limit_is_the_oracle_limit_times_the_split(name):
+    from ldp.protocols import report_epsilon_limit
+
+    make, spec, s = LIMITS[name]
+    limit = s * report_epsilon_limit(spec)[0]
+    P = make(limit)
+    assert P.max_epsilon == pytest.approx(limit, rel=RTOL)
+    data = datasets.zipf(3000, m=P.m, rng=1)
+    for engine in ("counts", "protocol"):  # the limit itself runs: no overflow anywhere
+        res = P.run(data, rng=2, engine=engine)
+        assert np.isfinite(res.estimates).all() and len(res) >= 1
+    with pytest.raises(ValueError) as info:  # refused at construction, naming the oracle's constraint
+        make(limit * (1 + 1e-9))
+    msg = str(info.value)
+    assert f"in (0, {limit:.6g}]" in msg and f"{spec} report" in msg, msg
+    assert ("epsilon/2" in msg) == (s == 2), msg
+
+
+@pytest.mark.parametrize("make", [lambda: ldp.TreeHist(2.0, 4, 64), lambda: ldp.SFP(2.0, 4, 64),
+                                  lambda: ldp.PEM(2.0, 4, 64, oracle="Hashtogram")],
+                         ids=["TreeHist", "SFP", "PEM-Hashtogram"])
+def test_reprs_are_compact(make):
+    P = make()
+    data = datasets.zipf(3000, m=64, rng=1)
+    plan = P.plan(data.n, rng=0)
+    reports = P.privatize(data.values, plan=plan, rng=1)
+    res = P.aggregate(reports, rng=2)
+    for obj in (P, plan, reports, res, *res.rounds, reports.group_reports(0)[0]):
+        text = repr(obj)
+        assert len(text) < 300 and "\n" not in text and "array(" not in text, text
+    assert repr(plan).startswith(f"Plan({P.name}, n=3000, m=64, ")
+
+
+# =========================================================== chapter 08 without the AOL data
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_chapter_08_without_aol_data(tmp_path, monkeypatch):
+    """Chapter 08 in quick mode with LDP_DATA_DIR at an empty folder: AOL left out, said so, no nan."""
+    import json
+    import re
+
+    from test_notebooks import runner
+
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    monkeypatch.setenv("LDP_DATA_DIR", str(empty))  # hides the shipped data/ copy
+    figures, executed = tmp_path / "figures", tmp_path / "08_after_pem.ipynb"
+    runner.ensure_kernel()
+    ok, report = runner.execute(runner.NOTEBOOK_DIR / "08_after_pem.ipynb", executed, {"quick": True}, figures,
+                                tmp_path / "papermill.log")
+    assert ok, f"chapter 08 failed without the AOL data:\n{report}"
+    for name in ("fig-after-vary-eps", "fig-after-vary-k"):
+        assert (figures / f"{name}.svg").read_text(encoding="utf-8").count("No AOL results") == 1, name
+        csv = (figures / f"{name}.csv").read_text(encoding="utf-8")
+        assert "AOL" not in csv and "URL" in csv and "Synthetic" in csv and not re.search(r"\bnan\b", csv, re.I)
+    glued = {}
+    for cell in json.loads(executed.read_text(encoding="utf-8"))["cells"]:
+        for o in cell.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if meta:
+                glued[meta["name"]] = o["data"][meta.get("mime_prefix", "") + "text/plain"]
+    bad = {k: v for k, v in glued.items() if re.search(r"\bnan\b", v, re.I)}
+    assert glued and not bad, bad
+    assert "the AOL data file is missing in this build" in glued["after_aol_text"]
+    assert not [k for k in glued if "aol" in k and k != "after_aol_text"]

@@ -49,13 +49,9 @@ class HashedOracle(FrequencyOracle):
             seeds = np.full(vals.shape[0], seeds, dtype=np.uint64)
         return hashing.hash_values(seeds, vals, self.m, self.cells)
 
-    def _seeds_and_cells(self, values, rng):
-        """Validated values, then each user's seed (drawn first, independently of the value) and cell."""
-        vals = as_values(values, self.m, name="values")
-        rng = self._rng(rng)
-        seeds = rng.integers(0, 2**64, size=vals.shape[0], dtype=np.uint64)
-        h = hashing.reduce_to_range(hashing.hash_u32(seeds, to_chunks32(vals, self.m)), self.cells)
-        return rng, seeds, h
+    def _cells(self, seeds: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``H_seed(v)`` for canonical ``values`` (possibly none), as ``apply_noise`` needs it."""
+        return hashing.reduce_to_range(hashing.hash_u32(seeds, to_chunks32(values, self.m)), self.cells)
 
     def _check_candidates(self, candidates) -> np.ndarray:
         return as_values(candidates, self.m, name="candidates")

@@ -53,7 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_int
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
+from ..values import as_values
 from ._hashed import HashedOracle, SeededReports
 from ._hashed_kernels import MODE_CMS, hashed_support
 from .base import _exp
@@ -99,8 +100,9 @@ class CMS(HashedOracle):
     Parameters
     ----------
     epsilon : float
-        Privacy budget of one report, a finite real number > 0 (each bit is
-        kept with probability ``e^(eps/2) / (e^(eps/2) + 1)``).
+        Privacy budget of one report, in ``(0, 709.78]`` (each bit is kept
+        with probability ``e^(eps/2) / (e^(eps/2) + 1)``, computed from
+        ``e^eps``, which must be a finite double).
     m : int, keyword-only, default 64
         Bit width of the values, 1 to 4096.
     width : int, keyword-only, default 1024
@@ -122,7 +124,7 @@ class CMS(HashedOracle):
     reports_class = CMSReports
 
     def __init__(self, epsilon: float, *, m: int = 64, width: int = DEFAULT_WIDTH):
-        self._init_common(epsilon, m)
+        self._init_common(check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double"), m)
         self.width = check_int(width, "width", 2, 2**16)
         self.cells = self.width
         e_half = math.sqrt(_exp(self.epsilon))
@@ -156,23 +158,44 @@ class CMS(HashedOracle):
             One ``m``-bit value per user.
         rng : None, int, SeedSequence, BitGenerator or Generator
             Randomness.  Draw order: all seeds (independent of the values),
-            then ``w`` uniform floats per user, batch by batch.
+            then ``w`` uniform floats per user, batch by batch
+            (:meth:`draw_noise`).
 
         Returns
         -------
         CMSReports
         """
-        rng, seeds, h = self._seeds_and_cells(values, rng)  # H drawn independently of v
-        n = seeds.shape[0]
-        h = h.astype(np.int64)
+        vals = as_values(values, self.m, name="values")
+        return self.apply_noise(vals, self.draw_noise(vals.shape[0], self._rng(rng)))
+
+    def draw_noise(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+
+        Returns ``(seeds, flips)``: each user's hash seed (uniform 64-bit),
+        then which of her ``w`` bits are flipped (each with probability
+        ``f``), packed like the reports' bits (``uint8``, ``(n, ceil(w/8))``).
+        None of it depends on the values.
+        """
+        seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
         w = self.width
-        out = np.empty((n, -(-w // 8)), dtype=np.uint8)
+        flips = np.empty((n, -(-w // 8)), dtype=np.uint8)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
-            flips = rng.random((hi - lo, w)) < self.flip
-            rows = np.arange(hi - lo)
-            flips[rows, h[lo:hi]] ^= True  # the one-hot +1 at H(v), flipped with probability f
-            out[lo:hi] = np.packbits(flips, axis=1)
+            flips[lo:hi] = np.packbits(rng.random((hi - lo, w)) < self.flip, axis=1)
+        return seeds, flips
+
+    def apply_noise(self, values: np.ndarray, noise) -> CMSReports:
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`.
+
+        The one-hot ``+1`` at ``H(v)`` is XOR-ed into the flips, so bit
+        ``H(v)`` is 1 with probability ``1 - f`` and every other bit with
+        probability ``f``.
+        ``privatize(values, rng) == apply_noise(values, draw_noise(len(values), rng))``.
+        """
+        seeds, flips = noise
+        h = self._cells(seeds, values).astype(np.int64)
+        out = np.array(flips, dtype=np.uint8, copy=True)
+        out[np.arange(h.shape[0]), h >> 3] ^= (np.uint8(128) >> (h & 7).astype(np.uint8))
         return CMSReports(self.params, seed=seeds, bits=out)
 
     # ---------------------------------------------------------------- server

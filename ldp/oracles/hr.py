@@ -65,16 +65,19 @@ Heavy Hitters", NeurIPS 2017 (Hashtogram).
 from __future__ import annotations
 
 import math
+import sys
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..validation import check_epsilon, check_int
+from ..values import as_values
 from ._hashed import HashedOracle, SeededReports
 from ._hashed_kernels import MODE_HR, hashed_support
 from .base import _exp, uint_dtype
 
-__all__ = ["HR", "HRReports", "default_blocks", "DEFAULT_BLOCK_SIZE"]
+__all__ = ["HR", "HRReports", "default_blocks", "DEFAULT_BLOCK_SIZE", "max_epsilon"]
 
 #: default symbols per block ``b`` (our choice, see the class notes)
 DEFAULT_BLOCK_SIZE = 64
@@ -93,6 +96,33 @@ def default_blocks(epsilon: float) -> int:
     """
     e = _exp(check_epsilon(epsilon))
     return 1 << max(0, int(math.floor(math.log2(e) + 1e-12)))
+
+
+@lru_cache(maxsize=64)
+def max_epsilon(block_size: int = DEFAULT_BLOCK_SIZE, default_blocks_rule: bool = True) -> float:
+    """The largest ``epsilon`` :class:`HR` accepts, from its real numeric constraint.
+
+    * With the default ``blocks`` (:func:`default_blocks`, ``B = 2^floor(log2 e^eps)``):
+      the hashed domain ``B (b - 1)`` must be at most ``2**31`` (the hash
+      range of :mod:`ldp.oracles.hashing`), so ``B <= 2^floor(log2(2^31 / (b - 1)))``
+      and ``eps < (that exponent + 1) ln 2``: ``26 ln 2 = 18.02`` for ``b = 64``.
+    * With explicit ``blocks``: ``Z = (b/2) e^eps + K - b/2`` must be a finite
+      double, ``eps <= ln(DBL_MAX / (b/2))``: ``706.3`` for ``b = 64``.
+
+    The limit is the largest double that passes the constraint (checked, not
+    only computed), so the limit itself constructs an oracle.
+    """
+    b = int(block_size)
+    if default_blocks_rule:
+        top = (_MAX_CELLS // (b - 1)).bit_length() - 1  # largest B = 2^top with B (b - 1) <= 2^31
+        eps = (top + 1) * math.log(2)
+        while default_blocks(eps) * (b - 1) > _MAX_CELLS:
+            eps = float(np.nextafter(eps, 0.0))
+        return eps
+    eps = math.log(sys.float_info.max) - math.log(b / 2)
+    while not math.isfinite((b / 2) * math.exp(eps) + b):
+        eps = float(np.nextafter(eps, 0.0))
+    return eps
 
 
 def _parity(v: np.ndarray) -> np.ndarray:
@@ -132,7 +162,11 @@ class HR(HashedOracle):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number > 0.
+        Privacy budget, a finite real number > 0, at most :func:`max_epsilon`:
+        ``26 ln 2 = 18.02`` with the default ``blocks`` and ``block_size``
+        (the hashed domain ``blocks * (block_size - 1)`` must stay at most
+        ``2**31``), ``ln(DBL_MAX / (block_size / 2)) = 706.3`` with explicit
+        ``blocks`` (``e^eps`` times ``block_size / 2`` must be a finite double).
     m : int, keyword-only, default 64
         Bit width of the values, 1 to 4096 (canonical representation of
         :mod:`ldp.values`).
@@ -166,13 +200,18 @@ class HR(HashedOracle):
 
     def __init__(self, epsilon: float, *, m: int = 64, blocks: int | None = None,
                  block_size: int = DEFAULT_BLOCK_SIZE):
-        self._init_common(epsilon, m)
-        B = default_blocks(self.epsilon) if blocks is None else check_int(blocks, "blocks", 1, 2**20)
         b = check_int(block_size, "block_size", 2, 2**16)
-        if not _is_pow2(B):
-            raise ValueError(f"blocks must be a power of two in [1, 2**20], got {B}")
         if not _is_pow2(b):
             raise ValueError(f"block_size must be a power of two in [2, 2**16], got {b}")
+        if blocks is None:
+            why = (f"with the default blocks = 2^floor(log2 e^epsilon), blocks * (block_size - 1) must be "
+                   f"at most 2**31 for block_size = {b}; pass blocks to go higher")
+        else:
+            why = f"(block_size / 2) e^epsilon must be a finite double for block_size = {b}"
+        self._init_common(check_epsilon(epsilon, hi=max_epsilon(b, blocks is None), why=why), m)
+        B = default_blocks(self.epsilon) if blocks is None else check_int(blocks, "blocks", 1, 2**20)
+        if not _is_pow2(B):
+            raise ValueError(f"blocks must be a power of two in [1, 2**20], got {B}")
         if B * (b - 1) < 2:
             raise ValueError("blocks * (block_size - 1) must be at least 2 (blocks=1 needs block_size >= 4)")
         if B * (b - 1) > _MAX_CELLS:
@@ -230,20 +269,41 @@ class HR(HashedOracle):
             One ``m``-bit value per user.
         rng : None, int, SeedSequence, BitGenerator or Generator
             Randomness.  Draw order: all seeds (independent of the values),
-            then one uniform float, one uniform integer in ``[0, K - b/2)`` and
-            one in ``[0, b)`` per user.
+            then one uniform float per user, one uniform integer in
+            ``[0, K - b/2)`` per user and one in ``[0, b)`` per user
+            (:meth:`draw_noise`).
 
         Returns
         -------
         HRReports
         """
-        rng, seeds, h = self._seeds_and_cells(values, rng)  # H drawn independently of v
-        n = seeds.shape[0]
+        vals = as_values(values, self.m, name="values")
+        return self.apply_noise(vals, self.draw_noise(vals.shape[0], self._rng(rng)))
+
+    def draw_noise(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+
+        Returns ``(seeds, inside, u, t)``: each user's hash seed (uniform
+        64-bit), whether ``y`` falls in ``C_h`` (``True`` with probability
+        ``p``), a uniform index in ``[0, K - b/2)`` (a symbol outside ``C_h``)
+        and a uniform index in ``[0, b)`` (a symbol inside the block), drawn
+        in that order.  None of it depends on the values.
+        """
+        seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
+        inside = rng.random(n) < self.p  # y in C_h with probability |C_h| e^eps / Z
+        u = rng.integers(0, self.K - self.block_size // 2, size=n, dtype=np.uint64)
+        t = rng.integers(0, self.block_size, size=n, dtype=np.uint64)
+        return seeds, inside, u, t
+
+    def apply_noise(self, values: np.ndarray, noise) -> HRReports:
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`.
+
+        ``privatize(values, rng) == apply_noise(values, draw_noise(len(values), rng))``.
+        """
+        seeds, inside, u, t = noise
+        h = self._cells(seeds, values)
         blk, row = self._block_row(h)
         b, K = self.block_size, self.K
-        inside = rng.random(n) < self.p  # y in C_h with probability |C_h| e^eps / Z
-        u = rng.integers(0, K - b // 2, size=n, dtype=np.uint64)  # a symbol outside C_h
-        t = rng.integers(0, b, size=n, dtype=np.uint64)
         low = row & (~row + np.uint64(1))  # lowest set bit of the row: flips the parity of row & t
         par = _parity(row & t)
         t_even = np.where(par == 0, t, t ^ low)  # uniform on the even half (C_h within the block)

@@ -34,7 +34,7 @@ from .mcm import MCM, mcm_queries
 from .pem import PEM
 from .spm import SPM, spm_queries
 from .strawman import Strawman, strawman_sizes
-from ._oracle_question import ORACLES, OracleQuestion, make_question
+from ._oracle_question import ORACLES, make_question, report_epsilon_limit
 from .sfp import SFP, sfp_queries
 from .treehist import TreeHist
 
@@ -68,7 +68,7 @@ __all__ = [
     "ExtendCandidates",
     "ExplicitCandidates",
     "ORACLES",
-    "OracleQuestion",
+    "report_epsilon_limit",
     "make_question",
     "sfp_queries",
 ]

@@ -1,8 +1,7 @@
-"""Questions answered with a frequency oracle other than OLH (HR, Hashtogram, CMS).
+"""Frequency oracles a protocol's questions may use besides OLH (HR, Hashtogram, CMS).
 
-:class:`ldp.protocols.Question` always answers with OLH.  :class:`OracleQuestion`
-is the same question (same bits, same channel pairing, same answers) answered
-with another hashed oracle, named by a short *spec*:
+A :class:`ldp.protocols.Question` names its oracle in ``oracle_name`` (default
+``"OLH"``); the name is one of these *specs*:
 
 * ``"OLH"`` -- :class:`ldp.OLH` with ``d' = ceil(e^eps + 1)`` (the default);
 * ``"HR"`` -- :class:`ldp.HR` (Hadamard response, Acharya et al.'s block rule);
@@ -13,17 +12,22 @@ with another hashed oracle, named by a short *spec*:
 Every one of these has a value-independent support probability ``q``, so both
 engines (:mod:`ldp.engines`) treat them alike: the protocol engine calls the
 oracle's ``support``, the count engine draws law 1 with the oracle's ``p`` and
-``q``.
+``q``.  Every one splits its randomness from the values (``draw_noise`` /
+``apply_noise``), which is what batch privatization
+(:meth:`ldp.protocols.HeavyHitterProtocol.privatize`) needs.
+
+Each spec has a largest budget per report (:func:`report_epsilon_limit`),
+from the oracle's real numeric constraint; a protocol multiplies it by its
+budget split (``_budget_split``) to get its ``max_epsilon``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
-from ._core import Plan, Question, olh_for
-from ._result import ProtocolReports
+from ..validation import EXP_MAX_EPSILON
+from ._core import Question, olh_for
 
-__all__ = ["ORACLES", "OracleQuestion", "make_question", "oracle_for", "check_oracle", "retype_reports"]
+__all__ = ["ORACLES", "make_question", "oracle_for", "check_oracle", "report_epsilon_limit"]
 
 #: oracle specs a protocol accepts
 ORACLES = ("OLH", "HR", "Hashtogram", "CMS")
@@ -52,42 +56,39 @@ def oracle_for(spec: str, epsilon: float, width: int):
         return HR(epsilon, m=width, blocks=1)
     if spec == "CMS":
         return CMS(epsilon, m=width)
-    raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")  # pragma: no cover
+    raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")
 
 
-@dataclass(frozen=True)
-class OracleQuestion(Question):
-    """A :class:`Question` answered with the oracle named by ``spec``."""
+def report_epsilon_limit(spec: str) -> tuple[float, str]:
+    """Largest budget of one report answered with ``spec``, and the constraint it comes from.
 
-    spec: str = "OLH"
+    * ``"OLH"``: ``ln(2**31 - 1) = 21.49`` (``d' = ceil(e^eps + 1) <= 2**31``);
+    * ``"HR"``: ``26 ln 2 = 18.02`` (default blocks ``2^floor(log2 e^eps)``
+      times ``block_size - 1 = 63`` at most ``2**31``, :func:`ldp.oracles.hr.max_epsilon`);
+    * ``"Hashtogram"``: ``ln(DBL_MAX / 32) = 706.3`` (``32 e^eps`` a finite double);
+    * ``"CMS"``: ``ln(DBL_MAX) = 709.78`` (``e^eps`` a finite double).
+    """
+    from ..oracles.hr import DEFAULT_BLOCK_SIZE, max_epsilon as hr_max
+    from ..oracles.olh import MAX_EPSILON
 
-    def oracle(self):
-        return oracle_for(self.spec, self.epsilon, self.width)
-
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "oracle": self.spec}
+    if spec == "OLH":
+        return MAX_EPSILON, (f"OLH's hash range d' = ceil(e^budget + 1) must be at most 2**31, so "
+                             f"budget <= ln(2**31 - 1) = {MAX_EPSILON:.4f}")
+    if spec == "HR":
+        lim = hr_max(DEFAULT_BLOCK_SIZE, True)
+        return lim, (f"HR's hashed domain 2^floor(log2 e^budget) * {DEFAULT_BLOCK_SIZE - 1} must be at most "
+                     f"2**31, so budget < 26 ln 2 = {lim:.4f}")
+    if spec == "Hashtogram":
+        lim = hr_max(DEFAULT_BLOCK_SIZE, False)
+        return lim, (f"Hashtogram's normaliser {DEFAULT_BLOCK_SIZE // 2} e^budget must be a finite double, so "
+                     f"budget <= ln(DBL_MAX / {DEFAULT_BLOCK_SIZE // 2}) = {lim:.4f}")
+    if spec == "CMS":
+        return EXP_MAX_EPSILON, (f"CMS's e^budget must be a finite double, so budget <= ln(DBL_MAX) = "
+                                 f"{EXP_MAX_EPSILON:.4f}")
+    raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")
 
 
 def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
                   seed: int = 0) -> Question:
-    """A plain :class:`Question` for OLH (so PEM-style plans are unchanged), else an :class:`OracleQuestion`."""
-    if spec == "OLH":
-        return Question(start, stop, epsilon, channels, seed)
-    return OracleQuestion(start, stop, epsilon, channels, seed, spec)
-
-
-def retype_reports(expected: Plan, reports: ProtocolReports) -> ProtocolReports:
-    """Give loaded reports the oracle questions of ``expected`` when they are otherwise identical.
-
-    :meth:`ProtocolReports.load` rebuilds plans with plain (OLH) questions; a
-    plan saved with :class:`OracleQuestion` s differs from the protocol's only
-    in the question type.  The oracle itself is checked later against the
-    reports' recorded parameters (``kind``, ``epsilon``, ``m``, ...).
-    """
-    if not isinstance(reports, ProtocolReports) or reports.plan == expected:
-        return reports
-    plain = Plan.from_dict(expected.to_dict())
-    if plain != reports.plan:
-        return reports  # a real mismatch: let the caller's check report it
-    return ProtocolReports(reports.protocol, reports.params, expected, reports.labels,
-                           [reports.group_reports(g) for g in range(expected.n_groups)])
+    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec``."""
+    return Question(start, stop, epsilon, channels, seed, check_oracle(spec))

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from ._base import HeavyHitterProtocol
 from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
-from ._oracle_question import check_oracle, make_question, retype_reports
+from ._oracle_question import check_oracle, make_question
 from ._result import RoundInfo
 
 __all__ = ["PEM"]
@@ -37,7 +37,10 @@ class PEM(HeavyHitterProtocol):
     epsilon : float
         Privacy budget of each user (one report, full budget), in
         ``(0, ln(2**31 - 1)] = (0, 21.49]``: OLH's hash range
-        ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.
+        ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.  With another
+        ``oracle`` the limit is that oracle's
+        (:func:`ldp.protocols._oracle_question.report_epsilon_limit`):
+        ``18.02`` for HR, ``706.3`` for Hashtogram, ``709.78`` for CMS.
     k : int
         Number of heavy hitters.
     m : int
@@ -121,15 +124,17 @@ class PEM(HeavyHitterProtocol):
             return _optimized(int(n), self.m, self.k, self.epsilon, self.query_limit)
         return analysis.pem_default_config(self.m, self.k, query_limit=self.query_limit)
 
-    def aggregate(self, reports, rng=None):
-        if self.oracle != "OLH" and hasattr(reports, "plan"):  # loaded plans hold plain (OLH) questions
-            reports = retype_reports(self._plan(reports.n, {}), reports)
-        return super().aggregate(reports, rng)
+    @property
+    def params(self) -> dict:
+        extra = {} if self.oracle == "OLH" else {"oracle": self.oracle}  # the paper's PEM: as before
+        return {**super().params, **extra}
+
+    def _report_oracle(self) -> str:
+        return self.oracle
 
     def _resolved_params(self, n: int) -> dict:
         c = self.config(n)
-        extra = {} if self.oracle == "OLH" else {"oracle": self.oracle}
-        return {**self.params, **extra, "gamma": c.gamma, "etas": list(c.etas),
+        return {**self.params, "gamma": c.gamma, "etas": list(c.etas),
                 "group_fractions": list(c.group_fractions), "cand_sizes": list(c.cand_sizes)}
 
     def _plan(self, n: int, public: dict) -> Plan:

@@ -57,7 +57,7 @@ from ..validation import check_fraction, check_int
 from ..values import concat
 from ._base import HeavyHitterProtocol, split_bits
 from ._core import ExplicitCandidates, Plan, RangeCandidates, channel_hash, scaled_estimate
-from ._oracle_question import check_oracle, make_question, retype_reports
+from ._oracle_question import check_oracle, make_question
 from ._result import RoundInfo
 
 __all__ = ["SFP", "sfp_queries"]
@@ -78,7 +78,15 @@ class SFP(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon : float
-        Privacy budget of each user (her reports together spend exactly ``epsilon``).
+        Privacy budget of each user (her reports together spend exactly
+        ``epsilon``).  At most ``s`` times the per-report limit of the
+        ``oracle`` (:func:`ldp.protocols._oracle_question.report_epsilon_limit`),
+        where ``s = 2`` with the default budget split (two reports at
+        ``epsilon / 2``) and ``s = 1`` with ``final_fraction``: for CMS
+        ``2 * 709.78`` (``709.78``; ``e^budget`` must be a finite double), for
+        HR ``2 * 26 ln 2 = 36.04`` (``18.02``), for OLH
+        ``2 ln(2**31 - 1) = 42.98`` (``21.49``), for Hashtogram ``2 * 706.3``
+        (``706.3``).  Checked at construction.
     k : int
         Number of heavy hitters.
     m : int
@@ -123,6 +131,7 @@ class SFP(HeavyHitterProtocol):
         if not isinstance(check_hash, (bool, np.bool_)):
             raise TypeError(f"check_hash must be True or False, got {check_hash!r}")
         self.check_hash = bool(check_hash)
+        self._check_epsilon_limit()
         hi = min(self.m, MAX_FRAGMENT_BITS)
         h = self.hash_bits
         if fragment_bits is not None:
@@ -152,6 +161,12 @@ class SFP(HeavyHitterProtocol):
                 "fragments_kept": self.fragments_kept, "check_hash": self.check_hash}
 
     # -- plan -------------------------------------------------------------
+    def _budget_split(self) -> int:
+        return 2 if self.final_fraction is None else 1
+
+    def _report_oracle(self) -> str:
+        return self.oracle
+
     def _eps(self) -> tuple[float, float]:
         if self.final_fraction is None:
             return self.epsilon / 2, self.epsilon / 2  # two reports: eps/2 + eps/2 = eps
@@ -176,11 +191,6 @@ class SFP(HeavyHitterProtocol):
             return Plan(self.m, (1.0 / P,) * P, tuple((q, whole) for q in frag))
         ff = self.final_fraction
         return Plan(self.m, ((1.0 - ff) / P,) * P + (ff,), tuple((q,) for q in frag) + ((whole,),))
-
-    def aggregate(self, reports, rng=None):
-        if hasattr(reports, "plan") and getattr(reports, "protocol", None) == self.name:
-            reports = retype_reports(self._plan(reports.n, self._public_from_plan(reports.plan)), reports)
-        return super().aggregate(reports, rng)
 
     # -- server ----------------------------------------------------------
     def _join(self, kept: list[tuple[np.ndarray, np.ndarray]], widths: list[int]):

@@ -57,7 +57,7 @@ from scipy import stats
 from ..validation import check_fraction, check_int
 from ._base import HeavyHitterProtocol
 from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
-from ._oracle_question import check_oracle, make_question, retype_reports
+from ._oracle_question import check_oracle, make_question
 from ._result import RoundInfo
 
 __all__ = ["TreeHist"]
@@ -69,7 +69,15 @@ class TreeHist(HeavyHitterProtocol):
     Parameters
     ----------
     epsilon : float
-        Privacy budget of each user (her reports together spend exactly ``epsilon``).
+        Privacy budget of each user (her reports together spend exactly
+        ``epsilon``).  At most ``s`` times the per-report limit of the
+        ``oracle`` (:func:`ldp.protocols._oracle_question.report_epsilon_limit`),
+        where ``s = 2`` with the default budget split (two reports at
+        ``epsilon / 2``) and ``s = 1`` with ``final_fraction`` or when the tree
+        has no level (``m <= bits_per_level``): for HR ``2 * 26 ln 2 = 36.04``
+        (``18.02``), for OLH ``2 ln(2**31 - 1) = 42.98`` (``21.49``), for
+        Hashtogram ``2 * 706.3`` (``706.3``), for CMS ``2 * 709.78`` (``709.78``).
+        Checked at construction.
     k : int
         Number of heavy hitters.
     m : int
@@ -118,6 +126,7 @@ class TreeHist(HeavyHitterProtocol):
         self.lengths = tuple(range(b, self.m, b))
         levels = len(self.lengths)
         self.min_keep = self.k if min_keep is None else check_int(min_keep, "min_keep", 1)
+        self._check_epsilon_limit()
         if levels == 0:
             need = 1 << self.m
             if need > self.query_limit:
@@ -150,6 +159,12 @@ class TreeHist(HeavyHitterProtocol):
                 "max_keep": self.max_keep}
 
     # -- plan -------------------------------------------------------------
+    def _budget_split(self) -> int:
+        return 2 if self.final_fraction is None and self.lengths else 1
+
+    def _report_oracle(self) -> str:
+        return self.oracle
+
     def _eps(self) -> tuple[float, float]:
         if self.final_fraction is None and self.lengths:
             return self.epsilon / 2, self.epsilon / 2  # two reports: eps/2 + eps/2 = eps
@@ -170,10 +185,6 @@ class TreeHist(HeavyHitterProtocol):
             return Plan(self.m, (1.0 / G,) * G, tuple((q, whole) for q in pre))
         ff = self.final_fraction
         return Plan(self.m, ((1.0 - ff) / G,) * G + (ff,), tuple((q,) for q in pre) + ((whole,),))
-
-    def aggregate(self, reports, rng=None):
-        reports = retype_reports(self._plan(reports.n, {}), reports) if hasattr(reports, "plan") else reports
-        return super().aggregate(reports, rng)
 
     def prune_support(self, n_users: int, n_candidates: int, oracle) -> int:
         """Smallest support kept by the pruning rule (module notes)."""
