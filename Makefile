@@ -111,7 +111,7 @@ html: setup mathjax
 
 book: setup mathjax
 	@$(PY) -m ldp.datasets check aol >/dev/null || \
-	    echo "[book] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
+	    echo "[book] warning: building without the AOL data: chapters 06 and 08 leave AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"
@@ -124,7 +124,7 @@ pdf: setup
 	    echo "error: make pdf needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
 	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
 	@$(PY) -m ldp.datasets check aol >/dev/null || \
-	    echo "[pdf] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
+	    echo "[pdf] warning: building without the AOL data: chapters 06 and 08 leave AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	@# latexmk -silent: XeLaTeX's page-by-page output goes to the log only; on an error, show it
 	LATEXMKOPTS=-silent $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going --all || { \

@@ -46,9 +46,11 @@ out["grid_rows"] = len(frame)
 import matplotlib.pyplot as plt
 from ldp.plotting import save_figure
 
+import pandas as pd
+
 fig, ax = plt.subplots()
 ax.plot([0, 1], [0, 1])
-save_figure(fig, "fig-install-check")
+save_figure(fig, "fig-install-check", data=pd.DataFrame({"x": [0, 1], "y": [0, 1]}))  # data= is required
 print("RESULT " + json.dumps(out))
 '''
 
@@ -112,4 +114,4 @@ def test_wheel_installs_and_writes_nothing_into_site_packages(tmp_path):
     assert list((home / ".cache" / "ldp" / "experiments").glob("*.parquet"))
     assert list((home / ".cache" / "numba").rglob("*.nbi"))  # numba's kernels, outside site-packages
     assert sorted(p.name for p in (work / "_generated" / "figures").iterdir()) == [
-        "fig-install-check.pdf", "fig-install-check.svg"]
+        "fig-install-check.csv", "fig-install-check.pdf", "fig-install-check.svg"]

@@ -104,6 +104,7 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
     (book / "index.md").write_text("# Index\n")
     (book / "book").mkdir()
     (book / "book" / "interpretation.md").write_text("# Interpretation\n")  # target of {doc} links
+    (book / "book" / "_ext").symlink_to(ROOT / "book" / "_ext", target_is_directory=True)  # local_extensions
     static = ROOT / "book" / "_static"  # html_static_path in _config.yml (local MathJax)
     if static.is_dir():
         (book / "book" / "_static").symlink_to(static, target_is_directory=True)
