@@ -32,7 +32,7 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 
 # Data: the AOL tally ships in data/ (committed), so nothing is downloaded. LDP_DATA_DIR, when
 # set, is the only folder the loaders search. Without a verified tally every chapter still
-# builds: chapter 06 leaves AOL out and says so (see data/README.md).
+# builds: chapters 06 and 08 leave AOL out and say so (see data/README.md).
 
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
