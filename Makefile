@@ -1,6 +1,8 @@
 # The two commands:  make book   (build the Jupyter Book, paper settings)
 #                    make test   (quick book build + the whole test suite)
-# Also: make pdf (the book as one PDF; needs TeX Live, see README "The PDF").
+# Also: make pdf (the book as one PDF; needs TeX Live, see README "The PDF")
+# and, to rerun one chapter with your own values (see book/rerun.md):
+#                    make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2'
 # Everything else is set up on demand from the package registries (PyPI, npm).
 #
 # Variables: QUICK=1 (small settings), JOBS=2 (notebooks in parallel),
@@ -22,9 +24,20 @@ PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?=
 
 SETUP_STAMP := $(VENV)/.ldp-setup.stamp
-PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --no-input --progress-bar off -q
+PIP_INSTALL_V := $(PY) -m pip install --disable-pip-version-check --no-input --progress-bar off
+PIP_INSTALL := $(PIP_INSTALL_V) -q
 # pip configurations that list absent local indexes print one line per package
 PIP_NOISE := is ignored: it is neither a file nor a directory
+# pip's output, shortened to what it installs: "[setup]   numpy==2.4.6" per package
+# (lines not recognised as routine, e.g. errors, are kept)
+PIP_FILTER := awk '/$(PIP_NOISE)/ {next} \
+    /^Collecting / {print "[setup]   " $$2; fflush(); next} \
+    /^Processing .*\.(whl|tar\.gz|zip)/ {n = split($$2, p, "/"); split(p[n], w, "-"); \
+        print "[setup]   " w[1] "==" w[2]; fflush(); next} \
+    /^Successfully installed / {print "[setup]   done: " NF-2 " package(s) installed"; fflush(); next} \
+    /^(Requirement already satisfied|Installing collected packages|Building wheels for collected|Obtaining|Looking in)/ {next} \
+    /^  +(Using cached|Downloading|Preparing|Getting requirements|Installing build|Building|Created wheel|Stored in|Attempting|Found existing|Uninstalling|Successfully uninstalled|Checking)/ {next} \
+    {print; fflush()}'
 MATHJAX_STAMP := book/_static/mathjax/VERSION
 
 truthy = $(filter 1 true yes on TRUE YES,$(1))
@@ -37,7 +50,7 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book pdf citation test data clean distclean
+.PHONY: help setup mathjax notebooks html book pdf citation test data rerun clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
@@ -46,6 +59,10 @@ help:
 	@echo "make test          quick book and PDF builds, then the whole test suite (pytest)"
 	@echo "make citation      validate CITATION.cff (cffconvert, in .venv-cff)"
 	@echo "make data          restore the AOL tally if missing or damaged (it ships in data/; see README)"
+	@echo "make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2' [OUT=dir]"
+	@echo "                   rerun one chapter with your values -> my-runs/NAME-HASH/"
+	@echo "                   (= .venv/bin/python -m ldp rerun; list a chapter's parameters:"
+	@echo "                   .venv/bin/python -m ldp rerun 06 --params)"
 	@echo "make clean         remove _build/ and _generated/ (keeps .venv, node_modules)"
 	@echo "make distclean     also remove .venv/, .venv-cff/, node_modules/ and the local MathJax"
 
@@ -57,10 +74,14 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 	    echo "[setup] creating $(VENV) with $(PYTHON)"; \
 	    "$(PYTHON)" -m venv "$(VENV)"; \
 	fi
-	@echo "[setup] installing requirements.txt into $(VENV)"
-	$(PIP_INSTALL) -r requirements.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
-	$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
-	$(PY) -m ipykernel install --sys-prefix --name ldp --display-name "Python 3 (ldp)" >/dev/null
+	@echo "[setup] pip: the $$(grep -c '==' requirements.txt) pinned packages of requirements.txt into $(VENV)" \
+	    "(numpy, scipy, numba, pandas, papermill, jupyter-book, pytest, ...; only missing or changed ones are installed)"
+	@$(PIP_INSTALL_V) -r requirements.txt 2>&1 | $(PIP_FILTER)
+	@echo "[setup] pip: the ldp package itself, editable (pip install -e .)"
+	@$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@echo "[setup] registering the Jupyter kernel 'ldp' (this venv's Python) for the notebooks"
+	@$(PY) -m ipykernel install --sys-prefix --name ldp --display-name "Python 3 (ldp)" >/dev/null
+	@echo "[setup] done"
 	@touch $@
 
 setup: $(SETUP_STAMP)
@@ -69,8 +90,8 @@ setup: $(SETUP_STAMP)
 # LocalCluster test really runs; `make book` does not need them.
 CLUSTER_STAMP := $(VENV)/.ldp-cluster.stamp
 $(CLUSTER_STAMP): requirements-cluster.txt $(SETUP_STAMP)
-	@echo "[setup] installing requirements-cluster.txt into $(VENV)"
-	$(PIP_INSTALL) -r requirements-cluster.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@echo "[setup] pip: requirements-cluster.txt (dask.distributed, for the cluster test) into $(VENV)"
+	@$(PIP_INSTALL_V) -r requirements-cluster.txt 2>&1 | $(PIP_FILTER)
 	@touch $@
 
 # The peer implementation the cross-check tests compare with (pure-LDP, pinned with the
@@ -91,9 +112,9 @@ $(CFF_STAMP): requirements-cff.txt
 	    echo "[setup] creating $(CFF_VENV) with $(PYTHON)"; \
 	    "$(PYTHON)" -m venv "$(CFF_VENV)"; \
 	fi
-	@echo "[setup] installing requirements-cff.txt into $(CFF_VENV)"
+	@echo "[setup] pip: requirements-cff.txt (cffconvert, validates CITATION.cff) into $(CFF_VENV)"
 	$(CFF_VENV)/bin/python -m pip install --disable-pip-version-check --no-input --progress-bar off -q \
-	    -r requirements-cff.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	    -r requirements-cff.txt 2>&1 | $(PIP_FILTER)
 	@touch $@
 
 # MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
@@ -147,6 +168,19 @@ test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
 	exit $$status
+
+# --- reruns ----------------------------------------------------------------
+# make rerun NB=06 [QUICK=1] [SET='NAME=VALUE NAME=VALUE ...'] [OUT=dir]: python -m ldp rerun
+# (passed through the environment, so SET may hold spaces, brackets and quotes)
+rerun: export LDP_RERUN_NB := $(NB)
+rerun: export LDP_RERUN_SET := $(SET)
+rerun: export LDP_RERUN_OUT := $(OUT)
+rerun: setup
+	@if [ -z "$$LDP_RERUN_NB" ]; then \
+	    echo "make rerun: name a chapter, e.g. make rerun NB=06 QUICK=1 SET='repetitions=2'" >&2; \
+	    echo "chapters: $$(cd notebooks && ls *.ipynb | sed 's/\.ipynb$$//' | tr '\n' ' ')" >&2; exit 2; fi
+	$(PY) -m ldp rerun "$$LDP_RERUN_NB" $(if $(call truthy,$(QUICK)),--quick) \
+	    $${LDP_RERUN_SET:+--set "$$LDP_RERUN_SET"} $${LDP_RERUN_OUT:+--out "$$LDP_RERUN_OUT"}
 
 # --- data ------------------------------------------------------------------
 # The AOL tally ships in data/; this restores it (download with pooch, sha256 verified) when

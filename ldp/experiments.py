@@ -97,6 +97,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
+from .paths import atomic_path
 from .validation import check_epsilon, check_int
 
 __all__ = [
@@ -896,6 +897,37 @@ def _progress_bar(total: int, progress: bool):
     return tqdm(total=total, unit="run", desc="grid", disable=None if progress else True, leave=False)
 
 
+#: environment variable naming a file where run_grid reports its progress (the notebook runner sets it)
+PROGRESS_ENV = "LDP_PROGRESS_FILE"
+_grid_calls = itertools.count(1)  # run_grid calls in this process: "grid 3" in a progress report
+
+
+class _ProgressFile:
+    """``{"grid": i, "done": d, "total": t}`` (runs) in ``$LDP_PROGRESS_FILE``, at most once a second.
+
+    ``scripts/run_notebooks.py`` and ``python -m ldp rerun`` poll it to show a
+    notebook's progress; writing is best effort and never fails a run.
+    """
+
+    def __init__(self, grid: int, total: int):
+        path = os.environ.get(PROGRESS_ENV)
+        self.path = Path(path) if path else None
+        self.state = {"grid": grid, "done": 0, "total": total}
+        self.written = 0.0
+        self.write(force=True)
+
+    def update(self, n: int) -> None:
+        self.state["done"] += n
+        self.write(force=self.state["done"] >= self.state["total"])
+
+    def write(self, force: bool = False) -> None:
+        if self.path is None or (not force and time.monotonic() - self.written < 1.0):
+            return
+        self.written = time.monotonic()
+        with contextlib.suppress(OSError), atomic_path(self.path) as tmp:
+            tmp.write_text(json.dumps(self.state))
+
+
 # ---------------------------------------------------------------------------
 # the runner
 # ---------------------------------------------------------------------------
@@ -920,7 +952,10 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
         Cache folder (default :func:`default_cache_dir`: ``<repo root>/.cache/experiments``,
         or ``$LDP_CACHE_DIR/experiments``).
     progress : bool
-        Show a tqdm progress bar (only when stderr is a terminal).
+        Show a tqdm progress bar (only when stderr is a terminal).  Apart from
+        it, when ``$LDP_PROGRESS_FILE`` is set, the runs done so far are written
+        to that file (JSON ``{"grid", "done", "total"}``; ``grid`` counts the
+        calls of ``run_grid`` in this process) for the notebook runner.
     chunk_size : int, optional
         Runs per joblib task (default: about four tasks per worker; chunks
         never mix datasets).  Results do not depend on it.
@@ -948,6 +983,7 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", 1)
     n_jobs = _resolve_n_jobs(n_jobs)
+    grid_number = next(_grid_calls)
     folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     points = grid._points
     R = grid.repetitions
@@ -1004,6 +1040,7 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
                 parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             except ValueError:  # a backend without generator support
                 parallel = joblib.Parallel(n_jobs=n_jobs)
+            report = _ProgressFile(grid_number, total)
             with _progress_bar(total, progress) as bar:
                 for out in parallel(tasks):
                     for idx, rep, res in out:
@@ -1011,6 +1048,7 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
                         if len(fresh[idx]) == len(missing[idx]):
                             finish(idx)
                     bar.update(len(out))
+                    report.update(len(out))
 
     # 3. assemble in canonical order, labels from this grid
     frames = []

@@ -10,6 +10,7 @@ which the book offers for download under the figure.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import matplotlib
@@ -172,7 +173,8 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         Image formats (matplotlib names).
     close : bool
         Close the figure afterwards (so the notebook shows it only through the
-        book's ``{figure}`` directive).
+        book's ``{figure}`` directive).  With ``$LDP_SHOW_FIGURES`` set
+        (``python -m ldp rerun``) it is also shown in the notebook's output, as a PNG.
 
     Returns
     -------
@@ -188,9 +190,22 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=_NO_DATE.get(fmt))
         out[fmt] = target
+    if os.environ.get("LDP_SHOW_FIGURES"):
+        _show_png(fig)
     if close:
         plt.close(fig)
     return out
+
+
+def _show_png(fig) -> None:
+    """Display ``fig`` in the running notebook (IPython) as a PNG."""
+    import io
+
+    from IPython.display import Image, display
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    display(Image(data=buf.getvalue(), format="png"))
 
 
 def errorbar_lines(ax, summary, *, x: str, y: str, err: str | None = "std", hue: str = "method",

@@ -44,13 +44,12 @@ frame = experiments.run_grid(grid, n_jobs=1, progress=False)
 out["grid_rows"] = len(frame)
 
 import matplotlib.pyplot as plt
-from ldp.plotting import save_figure
-
 import pandas as pd
+from ldp.plotting import save_figure
 
 fig, ax = plt.subplots()
 ax.plot([0, 1], [0, 1])
-save_figure(fig, "fig-install-check", data=pd.DataFrame({"x": [0, 1], "y": [0, 1]}))  # data= is required
+save_figure(fig, "fig-install-check", data=pd.DataFrame({"x": [0, 1], "y": [0, 1]}))
 print("RESULT " + json.dumps(out))
 '''
 

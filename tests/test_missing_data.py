@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from ldp.datasets import ChecksumError, DataFileNotFoundError, check_aol
+import minibook
 from test_notebooks import ROOT, runner
 
 CHAPTER = "06_evaluation"
@@ -91,7 +91,8 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
     executed = book / "_generated" / "notebooks" / f"{CHAPTER}.ipynb"
     figures = book / "_generated" / "figures"  # where the chapter's {figure} directives look
     runner.ensure_kernel()
-    ok, report = runner.execute(runner.NOTEBOOK_DIR / f"{CHAPTER}.ipynb", executed, {"quick": True}, figures,
+    source = runner.NOTEBOOK_DIR / f"{CHAPTER}.ipynb"
+    ok, report = runner.execute(source, executed, runner.mode_parameters(source, True), figures,
                                 tmp_path / "papermill.log")
     assert ok, f"{CHAPTER} failed without the AOL data:\n{report}"
 
@@ -101,25 +102,9 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
         assert svg.count("No AOL results") == 2, f"{name}: the two AOL panels do not say the data is missing"
 
     # build the chapter alone with -W -n: a glue key the text needs but the notebook did not glue fails
-    (book / "index.md").write_text("# Index\n")
-    (book / "book").mkdir()
+    minibook.scaffold(book, [f"_generated/notebooks/{CHAPTER}", "book/interpretation"])
     (book / "book" / "interpretation.md").write_text("# Interpretation\n")  # target of {doc} links
-    (book / "book" / "_ext").symlink_to(ROOT / "book" / "_ext", target_is_directory=True)  # local_extensions
-    static = ROOT / "book" / "_static"  # html_static_path in _config.yml (local MathJax)
-    if static.is_dir():
-        (book / "book" / "_static").symlink_to(static, target_is_directory=True)
-    else:
-        (book / "book" / "_static").mkdir()
-    (book / "_toc.yml").write_text(
-        f"format: jb-book\nroot: index\nchapters:\n  - file: _generated/notebooks/{CHAPTER}\n"
-        "  - file: book/interpretation\n"
-    )
-    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "-W", "-n",
-         "--keep-going", "--all"],
-        env=runner.kernel_env(figures), capture_output=True, text=True,
-    )
+    proc = minibook.build(book, env=runner.kernel_env(figures))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
     text = _prose(book / "_build" / "html" / "_generated" / "notebooks" / f"{CHAPTER}.html")

@@ -1,9 +1,10 @@
 """Every notebook in notebooks/ follows the conventions and runs with quick=True.
 
 - ``test_parameters_cell``: one cell tagged ``parameters``, type-annotated
-  defaults only, ``quick: bool = False`` (checked without running anything).
-- ``test_executes_quick``: the notebook runs to the end with papermill and
-  ``-p quick True`` (kernel ``ldp``, cwd = repository root) into a temporary
+  defaults only, ``quick: bool = False``, valid ``[quick: ...]`` values
+  (checked without running anything).
+- ``test_executes_quick``: the notebook runs to the end with papermill,
+  ``quick=True`` and its quick values (kernel ``ldp``, cwd = repository root) into a temporary
   folder, with figures going to a temporary ``LDP_FIGURE_DIR``. When the quick
   book build (``make test`` runs it first) already executed the *same* inputs
   (same cache key: notebook, ``ldp/`` sources, pins, data listing), its executed
@@ -19,13 +20,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+
+import minibook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +42,6 @@ def _load_runner():
 
 runner = _load_runner()
 NOTEBOOKS = runner.source_notebooks()
-QUICK = {"quick": True}
 
 
 def test_there_are_notebooks():
@@ -49,11 +50,10 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_parameters_cell(nb_path: Path):
-    src = runner.parameters_cell(nb_path)  # raises NotebookError with the reason
-    params = runner.parse_parameters(src)
-    names = [p["name"] for p in params]
-    assert "quick" in names
-    undocumented = [p["name"] for p in params if not p["help"]]
+    runner.parameters_cell(nb_path)  # raises NotebookError with the reason
+    params = runner.notebook_parameters(nb_path)  # also checks defaults and quick values
+    assert "quick" in params
+    undocumented = [name for name, p in params.items() if not p.help]
     assert not undocumented, (
         f"{nb_path.name}: parameters without a `# meaning` comment: {undocumented}"
     )
@@ -80,10 +80,11 @@ def test_executes_quick(nb_path: Path, tmp_path: Path):
     manifest_path = cache / "manifest.json"
     entry = json.loads(manifest_path.read_text()).get(nb_path.stem) if manifest_path.is_file() else None
     cached = cache / "notebooks" / nb_path.name
+    quick = runner.mode_parameters(nb_path, True)
     reuse = (
         os.environ.get("LDP_NOTEBOOK_TESTS_REEXECUTE", "") not in {"1", "true", "yes"}
         and entry is not None
-        and entry.get("key") == runner.cache_key(nb_path, QUICK)
+        and entry.get("key") == runner.cache_key(nb_path, quick)
         and cached.is_file()
     )
     if reuse:
@@ -92,7 +93,7 @@ def test_executes_quick(nb_path: Path, tmp_path: Path):
         runner.ensure_kernel()
         executed = tmp_path / nb_path.name
         ok, report = runner.execute(
-            nb_path, executed, QUICK, tmp_path / "figures", tmp_path / "papermill.log"
+            nb_path, executed, quick, tmp_path / "figures", tmp_path / "papermill.log"
         )
         assert ok, f"{nb_path.name} failed with quick=True:\n{report}"
 
@@ -144,24 +145,8 @@ def test_cross_document_glue(tmp_path: Path):
         "# Page\n\nPasted: {glue:text}`nb/mini.ipynb::answer:.2f`; "
         "see {numref}`fig-mini`.\n"
     )
-    (book / "index.md").write_text("# Index\n")
-    (book / "_toc.yml").write_text(
-        "format: jb-book\nroot: index\nchapters:\n  - file: nb/mini\n  - file: page\n"
-    )
-    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
-    static = ROOT / "book" / "_static"  # html_static_path in _config.yml (local MathJax)
-    (book / "book").mkdir()
-    if static.is_dir():
-        (book / "book" / "_static").symlink_to(static, target_is_directory=True)
-    else:
-        (book / "book" / "_static").mkdir()
-    # the project's Sphinx extensions (_config.yml: local_extensions)
-    (book / "book" / "_ext").symlink_to(ROOT / "book" / "_ext", target_is_directory=True)
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "-W", "-n",
-         "--keep-going", "--all"],
-        env=runner.kernel_env(tmp_path / "figures"), capture_output=True, text=True,
-    )
+    minibook.scaffold(book, ["nb/mini", "page"])
+    proc = minibook.build(book, env=runner.kernel_env(tmp_path / "figures"))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     html = (book / "_build" / "html" / "page.html").read_text()
     assert '<span class="pasted-text">42.00</span>' in html
