@@ -630,7 +630,8 @@ def test_chapter_08_without_aol_data(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_DATA_DIR", str(empty))  # hides the shipped data/ copy
     figures, executed = tmp_path / "figures", tmp_path / "08_after_pem.ipynb"
     runner.ensure_kernel()
-    ok, report = runner.execute(runner.NOTEBOOK_DIR / "08_after_pem.ipynb", executed, {"quick": True}, figures,
+    source = runner.NOTEBOOK_DIR / "08_after_pem.ipynb"
+    ok, report = runner.execute(source, executed, runner.mode_parameters(source, True), figures,
                                 tmp_path / "papermill.log")
     assert ok, f"chapter 08 failed without the AOL data:\n{report}"
     for name in ("fig-after-vary-eps", "fig-after-vary-k"):
