@@ -45,7 +45,7 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 
 # Data: the AOL tally ships in data/ (committed), so nothing is downloaded. LDP_DATA_DIR, when
 # set, is the only folder the loaders search. Without a verified tally every chapter still
-# builds: chapter 06 leaves AOL out and says so (see data/README.md).
+# builds: chapters 06 and 08 leave AOL out and say so (see data/README.md).
 
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -94,6 +94,14 @@ $(CLUSTER_STAMP): requirements-cluster.txt $(SETUP_STAMP)
 	@$(PIP_INSTALL_V) -r requirements-cluster.txt 2>&1 | $(PIP_FILTER)
 	@touch $@
 
+# The peer implementation the cross-check tests compare with (pure-LDP, pinned with the
+# undeclared imports it needs); installed for the test suite only, like the cluster extras.
+CROSSCHECK_STAMP := $(VENV)/.ldp-crosscheck.stamp
+$(CROSSCHECK_STAMP): requirements-crosscheck.txt $(SETUP_STAMP)
+	@echo "[setup] installing requirements-crosscheck.txt into $(VENV)"
+	$(PIP_INSTALL) -r requirements-crosscheck.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $@
+
 # cffconvert (validates CITATION.cff) in its own small venv: it pins jsonschema<4, which
 # the book's environment (jsonschema 4, for nbformat and Jupyter Book) cannot use.
 CFF_VENV ?= .venv-cff
@@ -124,7 +132,7 @@ html: setup mathjax
 
 book: setup mathjax
 	@$(PY) -m ldp.datasets check aol >/dev/null || \
-	    echo "[book] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
+	    echo "[book] warning: building without the AOL data: chapters 06 and 08 leave AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going --all
 	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"
@@ -137,7 +145,7 @@ pdf: setup
 	    echo "error: make pdf needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
 	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
 	@$(PY) -m ldp.datasets check aol >/dev/null || \
-	    echo "[pdf] warning: building without the AOL data: chapter 06 leaves AOL out (\`make data\` restores the file)" >&2
+	    echo "[pdf] warning: building without the AOL data: chapters 06 and 08 leave AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
 	@# latexmk -silent: XeLaTeX's page-by-page output goes to the log only; on an error, show it
 	LATEXMKOPTS=-silent $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going --all || { \
@@ -152,7 +160,7 @@ citation: $(CFF_STAMP)
 # --- tests -----------------------------------------------------------------
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
-test: setup mathjax $(CLUSTER_STAMP) $(CFF_STAMP)
+test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
 	$(MAKE) --no-print-directory citation
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)

@@ -24,10 +24,14 @@ _LAZY = {
     "OLH": "ldp.oracles",
     "OUE": "ldp.oracles",
     "BLH": "ldp.oracles",
+    "HR": "ldp.oracles",
+    "CMS": "ldp.oracles",
     "PEM": "ldp.protocols",
     "SPM": "ldp.protocols",
     "MCM": "ldp.protocols",
     "Strawman": "ldp.protocols",
+    "TreeHist": "ldp.protocols",
+    "SFP": "ldp.protocols",
 }
 _SUBMODULES = {"values", "validation", "oracles", "protocols", "engines", "analysis", "metrics",
                "datasets", "experiments", "plotting"}

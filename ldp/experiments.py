@@ -131,6 +131,8 @@ _PROTOCOLS: dict[str, Callable | str] = {
     "SPM": "ldp.protocols:SPM",
     "MCM": "ldp.protocols:MCM",
     "Strawman": "ldp.protocols:Strawman",
+    "TreeHist": "ldp.protocols:TreeHist",
+    "SFP": "ldp.protocols:SFP",
 }
 _DATASETS: dict[str, Callable | str] = {
     "zipf": "ldp.datasets:zipf",

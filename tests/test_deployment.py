@@ -29,6 +29,12 @@ MAKERS = {
     "SPM final": lambda: ldp.SPM(2.0, 4, 16, query_limit=2**10, final_fraction=0.1),
     "MCM": lambda: ldp.MCM(2.0, 4, 16, query_limit=2**12),
     "Strawman final": lambda: ldp.Strawman(2.0, 4, 16, query_limit=2**12, final_fraction=0.1),
+    # the protocols after PEM (issue 14) and PEM with the other oracles: HR, Hashtogram, CMS reports
+    "TreeHist": lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4),
+    "TreeHist final": lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4, oracle="Hashtogram", final_fraction=0.2),
+    "SFP": lambda: ldp.SFP(2.0, 4, 16, hash_bits=4, query_limit=2**13),
+    "PEM HR": lambda: ldp.PEM(2.0, 4, 16, eta=6, oracle="HR"),
+    "PEM CMS": lambda: ldp.PEM(2.0, 4, 16, eta=6, oracle="CMS"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH.
+"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH; HR and CMS (issue 14).
 
 Every oracle has the same interface:
 
@@ -19,6 +19,8 @@ from .base import FrequencyOracle, Reports, ReportsFileError, concat_reports, lo
 from .grr import GRR, GRRReports
 from .olh import BLH, OLH, OLHReports, default_d_prime
 from .oue import OUE, OUEReports
+from .hr import HR, HRReports
+from .cms import CMS, CMSReports
 
 __all__ = [
     "FrequencyOracle",
@@ -31,6 +33,10 @@ __all__ = [
     "OLHReports",
     "OUE",
     "OUEReports",
+    "HR",
+    "HRReports",
+    "CMS",
+    "CMSReports",
     "load_reports",
     "concat_reports",
     "default_d_prime",

@@ -1,4 +1,5 @@
-"""Heavy-hitter protocols: PEM (section 4.1), SPM (3.2), MCM (3.3) and the strawman (3.1).
+"""Heavy-hitter protocols: PEM (section 4.1), SPM (3.2), MCM (3.3), the strawman (3.1);
+TreeHist and SFP, the protocols that came after PEM (issue 14).
 
 Every protocol is a real client/server protocol:
 
@@ -33,12 +34,17 @@ from .mcm import MCM, mcm_queries
 from .pem import PEM
 from .spm import SPM, spm_queries
 from .strawman import Strawman, strawman_sizes
+from ._oracle_question import ORACLES, make_question, report_epsilon_limit
+from .sfp import SFP, sfp_queries
+from .treehist import TreeHist
 
 __all__ = [
     "PEM",
     "SPM",
     "MCM",
     "Strawman",
+    "TreeHist",
+    "SFP",
     "HeavyHitterProtocol",
     "HeavyHitterResult",
     "RoundInfo",
@@ -61,4 +67,8 @@ __all__ = [
     "RangeCandidates",
     "ExtendCandidates",
     "ExplicitCandidates",
+    "ORACLES",
+    "report_epsilon_limit",
+    "make_question",
+    "sfp_queries",
 ]

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ..oracles.olh import MAX_EPSILON as MAX_OLH_EPSILON
 from ..validation import check_epsilon, check_fraction, check_int, check_rng
 from ..values import as_values
 from ._core import Plan, Question, scaled_estimate, support_threshold
+from ._oracle_question import report_epsilon_limit
 from ._result import HeavyHitterResult, ProtocolReports, RoundInfo
 
 __all__ = ["HeavyHitterProtocol", "ENGINES", "NOISE_BLOCK", "split_bits"]
@@ -97,16 +97,18 @@ NOISE_BLOCK = 2**16
 
 
 def _user_noise(plan: Plan, users: np.ndarray, labels: np.ndarray, root: np.random.SeedSequence) -> list:
-    """Each batch user's OLH randomness, identical whatever the batching.
+    """Each batch user's oracle randomness, identical whatever the batching.
 
     Block ``b`` of users (``b * NOISE_BLOCK`` to ``(b + 1) * NOISE_BLOCK - 1``)
     has its own stream (:func:`_block_rng`); from it, group by group and
     question by question, the randomness of all the block's users of the
-    group is drawn in user order (:meth:`ldp.OLH.draw_noise`), and each
-    batch user takes her entry.  ``users`` must be increasing.
+    group is drawn in user order (the oracle's ``draw_noise``, e.g.
+    :meth:`ldp.OLH.draw_noise`), and each batch user takes her entry.
+    ``users`` must be increasing.
 
-    Returns ``noise[g][j]``: the ``(seeds, keep, r)`` of the batch's users of
-    group ``g`` (in user order) for the group's ``j``-th question.
+    Returns ``noise[g][j]``: the tuple of per-user arrays (OLH:
+    ``(seeds, keep, r)``) of the batch's users of group ``g`` (in user order)
+    for the group's ``j``-th question.
     """
     G = plan.n_groups
     oracles = [[q.oracle() for q in qs] for qs in plan.questions]
@@ -131,7 +133,8 @@ def _user_noise(plan: Plan, users: np.ndarray, labels: np.ndarray, root: np.rand
             for j, o in enumerate(oracles[g]):
                 d = o.draw_noise(int(cnt[g]), gen)
                 parts[g][j].append(d if pick is None else tuple(a[pick] for a in d))
-    return [[tuple(np.concatenate([d[i] for d in lst]) for i in range(3)) for lst in row] for row in parts]
+    return [[tuple(np.concatenate([d[i] for d in lst]) for i in range(len(lst[0]))) for lst in row]
+            for row in parts]
 
 
 class HeavyHitterProtocol(ABC):
@@ -145,7 +148,8 @@ class HeavyHitterProtocol(ABC):
         report's budget must keep OLH's hash range ``d' = ceil(e^eps + 1)`` at
         most ``2**31`` (``ldp.oracles.olh.MAX_EPSILON = ln(2**31 - 1) = 21.49``
         per report; a protocol giving each report ``eps / s`` accepts ``s``
-        times that).
+        times that).  Reports with another oracle have that oracle's limit
+        (:func:`ldp.protocols._oracle_question.report_epsilon_limit`).
     k : int
         Number of heavy hitters (top-k), ``1 <= k <= 2**m``.
     m : int
@@ -191,8 +195,12 @@ class HeavyHitterProtocol(ABC):
         return {}
 
     def _budget_split(self) -> int:
-        """``s`` such that the largest budget of any of a user's OLH reports is ``epsilon / s``."""
+        """``s`` such that the largest budget of any of a user's reports is ``epsilon / s``."""
         return 1
+
+    def _report_oracle(self) -> str:
+        """The oracle spec of the reports whose budget is ``epsilon / s`` (default ``"OLH"``)."""
+        return "OLH"
 
     @abstractmethod
     def _aggregate(self, source, plan: Plan, n: int):
@@ -214,15 +222,15 @@ class HeavyHitterProtocol(ABC):
     @property
     def max_epsilon(self) -> float:
         """The largest ``epsilon`` this configuration accepts (see the class docstring)."""
-        return MAX_OLH_EPSILON * self._budget_split()
+        return report_epsilon_limit(self._report_oracle())[0] * self._budget_split()
 
     def _check_epsilon_limit(self) -> None:
-        """Raise unless every OLH report's budget is within OLH's limit (called by each ``__init__``)."""
+        """Raise unless every report's budget is within its oracle's limit (called by each ``__init__``)."""
         s = self._budget_split()
-        each = "its largest OLH report budget is epsilon" if s == 1 else f"each OLH report uses epsilon/{s}"
-        check_epsilon(self.epsilon, hi=self.max_epsilon,
-                      why=f"{self.name} as configured: {each}, and OLH's hash range d' = ceil(e^budget + 1) "
-                          f"must be at most 2**31, so budget <= ln(2**31 - 1) = {MAX_OLH_EPSILON:.4f}")
+        fo = self._report_oracle()
+        why = report_epsilon_limit(fo)[1]
+        each = f"its largest {fo} report budget is epsilon" if s == 1 else f"each {fo} report uses epsilon/{s}"
+        check_epsilon(self.epsilon, hi=self.max_epsilon, why=f"{self.name} as configured: {each}, and {why}")
 
     def _check_n(self, n: int, plan: Plan) -> None:
         G = plan.n_groups

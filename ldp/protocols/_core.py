@@ -103,11 +103,13 @@ def channel_hash(values: np.ndarray, m: int, channels: int, seed: int) -> np.nda
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Question:
-    """One OLH report: bits ``[start, stop)`` of the value, at budget ``epsilon``.
+    """One frequency-oracle report: bits ``[start, stop)`` of the value, at budget ``epsilon``.
 
-    With ``channels > 0`` (MCM) the answer is the pair ``(H(v), v[start:stop])``
+    With ``channels > 0`` (MCM, SFP) the answer is the pair ``(H(v), v[start:stop])``
     encoded as ``H(v) * 2**(stop - start) + v[start:stop]``, where ``H`` is
-    :func:`channel_hash` with the public ``seed``.
+    :func:`channel_hash` with the public ``seed``.  ``oracle_name`` names the
+    frequency oracle of the report (one of
+    :data:`ldp.protocols.ORACLES`; the paper's protocols: ``"OLH"``).
     """
 
     start: int
@@ -115,6 +117,7 @@ class Question:
     epsilon: float
     channels: int = 0
     seed: int = 0
+    oracle_name: str = "OLH"
 
     @property
     def seg_bits(self) -> int:
@@ -146,16 +149,24 @@ class Question:
         return (c << np.uint64(self.seg_bits)) | seg
 
     def oracle(self):
-        """The OLH instance answering this question."""
-        return olh_for(self.epsilon, self.width)
+        """The oracle instance answering this question (OLH unless ``oracle_name`` says otherwise)."""
+        if self.oracle_name == "OLH":
+            return olh_for(self.epsilon, self.width)
+        from ._oracle_question import oracle_for
+
+        return oracle_for(self.oracle_name, self.epsilon, self.width)
 
     def to_dict(self) -> dict:
-        return {"start": self.start, "stop": self.stop, "epsilon": self.epsilon,
-                "channels": self.channels, "seed": int(self.seed)}
+        d = {"start": self.start, "stop": self.stop, "epsilon": self.epsilon,
+             "channels": self.channels, "seed": int(self.seed)}
+        if self.oracle_name != "OLH":  # OLH questions keep the plans' original JSON
+            d["oracle"] = self.oracle_name
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Question":
-        return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]))
+        return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]),
+                   str(d.get("oracle", "OLH")))
 
 
 @lru_cache(maxsize=256)
@@ -190,7 +201,7 @@ class Plan:
     fractions : tuple of float
         Share of the users in each group (sum 1).
     questions : tuple of tuple of Question
-        The questions every user of a group answers, one OLH report each.
+        The questions every user of a group answers, one oracle report each.
     n : int, optional
         Number of users the plan is for (``None``: only a layout, not bound
         to a population, as the protocols' internal ``_plan`` returns).
@@ -290,10 +301,16 @@ class Plan:
     def __repr__(self) -> str:
         def q_str(q):
             ch = f" x {q.channels} channels" if q.channels else ""
-            return f"v[{q.start}:{q.stop}]{ch} eps={q.epsilon:.4g}"
+            fo = "" if q.oracle_name == "OLH" else f" {q.oracle_name}"
+            return f"v[{q.start}:{q.stop}]{ch}{fo} eps={q.epsilon:.4g}"
 
-        shown = [" + ".join(q_str(q) for q in qs) for qs in self.questions[:4]]
-        more = f", ... ({self.n_groups - 4} more)" if self.n_groups > 4 else ""
+        shown = []  # at most 4 groups and about 160 characters of them
+        for qs in self.questions[:4]:
+            text = " + ".join(q_str(q) for q in qs)
+            if shown and sum(len(t) + 2 for t in shown) + len(text) > 160:
+                break
+            shown.append(text)
+        more = f", ... ({self.n_groups - len(shown)} more)" if self.n_groups > len(shown) else ""
         who = f"{self.protocol}, " if self.protocol else ""
         return (f"Plan({who}n={self.n}, m={self.m}, {self.n_groups} groups: "
                 f"{'; '.join(shown)}{more})")

@@ -60,7 +60,14 @@ class RoundInfo:
     info: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return (f"RoundInfo({self.name!r}, {self.kind} v[{self.start}:{self.stop}], groups={self.groups}, "
+        g = tuple(self.groups)
+        if len(g) <= 6:
+            groups = str(g)
+        elif g == tuple(range(g[0], g[-1] + 1)):  # e.g. TreeHist's final step: every level's group
+            groups = f"{g[0]}..{g[-1]} ({len(g)} groups)"
+        else:
+            groups = f"({g[0]}, {g[1]}, {g[2]}, ..., {g[-1]}) ({len(g)} groups)"
+        return (f"RoundInfo({self.name!r}, {self.kind} v[{self.start}:{self.stop}], groups={groups}, "
                 f"n_users={self.n_users}, n_candidates={self.n_candidates}, kept={len(self.kept)})")
 
     def contains(self, values: np.ndarray, m: int) -> np.ndarray:

@@ -6,7 +6,8 @@ from typing import Sequence
 
 
 from ._base import HeavyHitterProtocol
-from ._core import ExtendCandidates, Plan, Question, RangeCandidates, scaled_estimate, sort_unique
+from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
+from ._oracle_question import check_oracle, make_question
 from ._result import RoundInfo
 
 __all__ = ["PEM"]
@@ -36,7 +37,10 @@ class PEM(HeavyHitterProtocol):
     epsilon : float
         Privacy budget of each user (one report, full budget), in
         ``(0, ln(2**31 - 1)] = (0, 21.49]``: OLH's hash range
-        ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.
+        ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.  With another
+        ``oracle`` the limit is that oracle's
+        (:func:`ldp.protocols._oracle_question.report_epsilon_limit`):
+        ``18.02`` for HR, ``706.3`` for Hashtogram, ``709.78`` for CMS.
     k : int
         Number of heavy hitters.
     m : int
@@ -52,6 +56,10 @@ class PEM(HeavyHitterProtocol):
         (one of ``eta``, ``etas``, ``g`` is required when any is given).
     config : ldp.analysis.PEMConfig, optional
         A ready configuration.
+    oracle : {"OLH", "HR", "Hashtogram", "CMS"}, default "OLH"
+        Frequency oracle of the reports (the paper: OLH); see
+        :mod:`ldp.protocols._oracle_question`.  The configuration optimizer
+        assumes OLH's variance either way.
 
     Notes
     -----
@@ -72,8 +80,9 @@ class PEM(HeavyHitterProtocol):
                  threshold: float | None = None, gamma: int | None = None, eta: int | None = None,
                  etas: Sequence[int] | None = None, g: int | None = None,
                  group_fractions: Sequence[float] | None = None, cand_sizes: Sequence[int] | None = None,
-                 config=None):
+                 config=None, oracle: str = "OLH"):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
+        self.oracle = check_oracle(oracle)
         self._check_epsilon_limit()
         from .. import analysis
 
@@ -115,6 +124,14 @@ class PEM(HeavyHitterProtocol):
             return _optimized(int(n), self.m, self.k, self.epsilon, self.query_limit)
         return analysis.pem_default_config(self.m, self.k, query_limit=self.query_limit)
 
+    @property
+    def params(self) -> dict:
+        extra = {} if self.oracle == "OLH" else {"oracle": self.oracle}  # the paper's PEM: as before
+        return {**super().params, **extra}
+
+    def _report_oracle(self) -> str:
+        return self.oracle
+
     def _resolved_params(self, n: int) -> dict:
         c = self.config(n)
         return {**self.params, "gamma": c.gamma, "etas": list(c.etas),
@@ -122,7 +139,7 @@ class PEM(HeavyHitterProtocol):
 
     def _plan(self, n: int, public: dict) -> Plan:
         c = self.config(n)
-        qs = tuple((Question(0, L, self.epsilon),) for L in c.prefix_lengths)
+        qs = tuple((make_question(0, L, self.epsilon, self.oracle),) for L in c.prefix_lengths)
         return Plan(self.m, tuple(c.group_fractions), qs)
 
     def _aggregate(self, source, plan: Plan, n: int):

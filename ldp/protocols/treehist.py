@@ -1,0 +1,221 @@
+r"""TreeHist (Bassily, Nissim, Stemmer and Thakurta, NeurIPS 2017).
+
+The protocol
+------------
+TreeHist walks down the binary prefix tree of the ``m``-bit values.  Users
+are split at random into one group per level; a user of level ``t`` reports
+the first ``t b`` bits of her value (``b`` bits per level, ``b = 1`` in the
+paper) through a frequency oracle.  The server starts from all ``2^b``
+prefixes of level 1; at each level it estimates the children of the prefixes
+it kept with that level's group and keeps those whose estimate clears a
+threshold derived from the oracle's standard deviation (the "pruning" step).
+In a final phase every user also reports her whole value, and the survivors
+of the last level, extended by the remaining bits, are estimated with those
+reports; the top ``k`` (or, with ``threshold``, every value estimated at or
+above ``threshold * n``) are released.
+
+Where the paper leaves a detail open, this module chooses as listed in
+``book/after_pem_choices.md``; in short:
+
+* **budget** -- ``final_fraction=None`` (default): each user splits ``epsilon``
+  into ``epsilon/2`` for her prefix and ``epsilon/2`` for her whole value (the
+  paper's two phases; pure-LDP does the same).  A fraction ``f`` in (0, 1)
+  instead reserves that share of the users for the whole value, everyone at
+  the full budget (as MCM's ``final_fraction``);
+* **levels** -- the tree stops one level short of the leaves: the last level
+  would report the whole value, which the final phase already asks for;
+* **pruning** -- a child is kept when its support reaches
+  ``N q + z sqrt(N q (1 - q))`` (its estimate is ``z`` standard deviations
+  of a zero count above 0), with ``z = Phi^{-1}(1 - beta / |D_t|)`` for the
+  ``|D_t|`` children tested (a Bonferroni bound: at most ``beta`` false
+  prefixes per level in expectation); at least ``min_keep`` (default ``k``,
+  the top-k adaptation the PEM paper applies to its competitors) and at most
+  ``max_keep`` (from ``query_limit``) prefixes are kept;
+* **oracle** -- ``"HR"`` (default): Hadamard response with Acharya et al.'s
+  block rule, the Hadamard-style oracle for every ``epsilon``;
+  ``"Hashtogram"`` is :class:`ldp.HR` with one block, whose support law is
+  that of Hashtogram's one-bit Hadamard randomizer (HR reduces to it for
+  ``epsilon < ln 2``).  Replacing the paper's randomizer by a better one is
+  the PEM paper's own step 1 for its competitors (section 6.1);
+  ``"OLH"`` or ``"CMS"`` on request.
+
+Both engines apply: every step is a support count of one oracle question, so
+the count engine draws law 1 of :mod:`ldp.engines` with the oracle's ``p``
+and ``q`` (exact for the hashed oracles, see :mod:`ldp.oracles.hr`).
+
+References
+----------
+R. Bassily, K. Nissim, U. Stemmer, A. Thakurta, "Practical Locally Private
+Heavy Hitters", NeurIPS 2017 (arXiv:1707.04982); JMLR 21(16), 2020.
+"""
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+from ..validation import check_fraction, check_int
+from ._base import HeavyHitterProtocol
+from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
+from ._oracle_question import check_oracle, make_question
+from ._result import RoundInfo
+
+__all__ = ["TreeHist"]
+
+
+class TreeHist(HeavyHitterProtocol):
+    """TreeHist: a prefix tree walked level by level, pruned by a noise threshold.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget of each user (her reports together spend exactly
+        ``epsilon``).  At most ``s`` times the per-report limit of the
+        ``oracle`` (:func:`ldp.protocols._oracle_question.report_epsilon_limit`),
+        where ``s = 2`` with the default budget split (two reports at
+        ``epsilon / 2``) and ``s = 1`` with ``final_fraction`` or when the tree
+        has no level (``m <= bits_per_level``): for HR ``2 * 26 ln 2 = 36.04``
+        (``18.02``), for OLH ``2 ln(2**31 - 1) = 42.98`` (``21.49``), for
+        Hashtogram ``2 * 706.3`` (``706.3``), for CMS ``2 * 709.78`` (``709.78``).
+        Checked at construction.
+    k : int
+        Number of heavy hitters.
+    m : int
+        Bits per value.
+    query_limit : int, default 2**20
+        Bound on the oracle queries summed over the levels and the final step.
+    threshold : float, optional
+        Release every value estimated at or above ``threshold * n`` instead of
+        the top ``k`` (the pruning is unchanged).
+    bits_per_level : int, default 1
+        Bits added per tree level (the paper: 1), 1 to 30.
+    oracle : {"HR", "Hashtogram", "OLH", "CMS"}, default "HR"
+        Frequency oracle of every report (see :mod:`ldp.protocols._oracle_question`).
+    final_fraction : float, optional
+        ``None``: every user reports her prefix and her whole value at
+        ``epsilon / 2`` each.  A fraction in (0, 1): that share of the users
+        reports only the whole value, the others only their prefix, all at
+        the full budget.
+    beta : float, default 0.05
+        Expected number of never-held prefixes that clear the pruning
+        threshold per level (sets ``z``, see the module notes), in (0, 1).
+    min_keep : int, optional
+        Prefixes always kept per level (the best ones); default ``k``.
+    max_keep : int, optional
+        Most prefixes kept per level; default the largest number whose
+        queries fit in ``query_limit``.
+
+    References
+    ----------
+    Bassily et al., NeurIPS 2017, section 3 ("TreeHist").
+    """
+
+    name = "TreeHist"
+
+    def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
+                 threshold: float | None = None, bits_per_level: int = 1, oracle: str = "HR",
+                 final_fraction: float | None = None, beta: float = 0.05, min_keep: int | None = None,
+                 max_keep: int | None = None):
+        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
+        self.bits_per_level = check_int(bits_per_level, "bits_per_level", 1, 30)
+        self.oracle = check_oracle(oracle)
+        self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
+        self.beta = check_fraction(beta, "beta")
+        b = self.bits_per_level
+        #: prefix lengths of the tree levels (the leaves, length m, are the final step's)
+        self.lengths = tuple(range(b, self.m, b))
+        levels = len(self.lengths)
+        self.min_keep = self.k if min_keep is None else check_int(min_keep, "min_keep", 1)
+        self._check_epsilon_limit()
+        if levels == 0:
+            need = 1 << self.m
+            if need > self.query_limit:
+                raise ValueError(f"query_limit = {self.query_limit} is too small for TreeHist with m = {self.m} "
+                                 f"<= bits_per_level: the final step tests all 2**m = {need} values")
+            self.max_keep = 0
+        else:
+            last_ext = self.m - self.lengths[-1]
+            per = levels * (1 << b) + (1 << last_ext)  # queries per kept prefix, summed over the steps
+            cap = (self.query_limit - (1 << b)) // per
+            if max_keep is not None:
+                mk = check_int(max_keep, "max_keep", 1)
+                if mk > cap:
+                    raise ValueError(f"max_keep = {mk} makes more than query_limit = {self.query_limit} oracle "
+                                     f"queries; with these settings max_keep must be at most {max(cap, 0)}")
+                if mk < self.min_keep:
+                    raise ValueError(f"max_keep = {mk} must be at least min_keep = {self.min_keep}")
+                cap = mk
+            if cap < self.min_keep:
+                smallest = (1 << b) + self.min_keep * per
+                raise ValueError(f"query_limit = {self.query_limit} is too small for TreeHist with m = {self.m}, "
+                                 f"bits_per_level = {b}, min_keep = {self.min_keep}: the smallest limit that "
+                                 f"works is {smallest}")
+            self.max_keep = int(cap)
+
+    @property
+    def params(self) -> dict:
+        return {**super().params, "bits_per_level": self.bits_per_level, "oracle": self.oracle,
+                "final_fraction": self.final_fraction, "beta": self.beta, "min_keep": self.min_keep,
+                "max_keep": self.max_keep}
+
+    # -- plan -------------------------------------------------------------
+    def _budget_split(self) -> int:
+        return 2 if self.final_fraction is None and self.lengths else 1
+
+    def _report_oracle(self) -> str:
+        return self.oracle
+
+    def _eps(self) -> tuple[float, float]:
+        if self.final_fraction is None and self.lengths:
+            return self.epsilon / 2, self.epsilon / 2  # two reports: eps/2 + eps/2 = eps
+        return self.epsilon, self.epsilon
+
+    def questions(self):
+        """The level questions (prefixes) and the whole-value question."""
+        e_pre, e_whole = self._eps()
+        pre = [make_question(0, L, e_pre, self.oracle) for L in self.lengths]
+        return pre, make_question(0, self.m, e_whole, self.oracle)
+
+    def _plan(self, n: int, public: dict) -> Plan:
+        pre, whole = self.questions()
+        G = len(pre)
+        if G == 0:
+            return Plan(self.m, (1.0,), ((whole,),))
+        if self.final_fraction is None:
+            return Plan(self.m, (1.0 / G,) * G, tuple((q, whole) for q in pre))
+        ff = self.final_fraction
+        return Plan(self.m, ((1.0 - ff) / G,) * G + (ff,), tuple((q,) for q in pre) + ((whole,),))
+
+    def prune_support(self, n_users: int, n_candidates: int, oracle) -> int:
+        """Smallest support kept by the pruning rule (module notes)."""
+        q = oracle.q
+        z = float(stats.norm.isf(self.beta / max(1, n_candidates)))
+        return int(math.ceil(n_users * q + z * math.sqrt(n_users * q * (1 - q)) - 1e-9))
+
+    # -- server ----------------------------------------------------------
+    def _aggregate(self, source, plan: Plan, n: int):
+        pre, whole = self.questions()
+        b = self.bits_per_level
+        rounds = []
+        prev = None
+        for t, q in enumerate(pre):
+            if t == 0:
+                cands = RangeCandidates(1 << self.lengths[0], self.lengths[0])
+            else:
+                cands = ExtendCandidates(prev, self.lengths[t - 1], b)
+            o = q.oracle()
+            N = source.n_users((t,))
+            floor_ = self.prune_support(N, cands.size, o)
+            sel = source.top((t,), q, cands, self.min_keep, min_support=floor_)
+            idx, sup = sel.index[:self.max_keep], sel.support[:self.max_keep]
+            kept = cands.values_at(idx)
+            est = scaled_estimate(sup, N, o.p, o.q, n)
+            rounds.append(RoundInfo(f"level {t + 1}", "prefix", 0, self.lengths[t], (t,), N, cands.size,
+                                    kept, sup, est, q, {"min_support": floor_}))
+            prev = sort_unique(kept)
+        if prev is None:
+            cands = RangeCandidates(1 << self.m, self.m)
+        else:
+            cands = ExtendCandidates(prev, self.lengths[-1], self.m - self.lengths[-1])
+        out = self._final(source, plan, whole, cands, rounds)
+        return out, rounds
