@@ -38,6 +38,7 @@ import numpy as np
 from scipy import special
 from scipy.stats import norm
 
+from .numeric import largest_remainder
 from .validation import EXP_MAX_EPSILON, check_epsilon, check_frequencies, check_int
 
 __all__ = [
@@ -207,12 +208,7 @@ class PEMConfig:
         assign users at random; this is for the analysis and for fixed splits.
         """
         n = check_int(n, "n", 1)
-        raw = np.asarray(self.group_fractions) * n
-        base = np.floor(raw).astype(np.int64)
-        rem = n - int(base.sum())
-        order = np.argsort(-(raw - base), kind="stable")
-        base[order[:rem]] += 1
-        return tuple(int(b) for b in base)
+        return tuple(int(b) for b in largest_remainder(n, self.group_fractions))
 
     def with_predictions(self, f1: Optional[float], ncr: Optional[float]) -> "PEMConfig":
         """A copy carrying predicted utility scores."""

@@ -43,18 +43,17 @@ import tempfile
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
 from numbers import Real
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 import numpy as np
 
+from .core.dataset import Dataset
+from .numeric import largest_remainder, readonly
 from .validation import check_int, check_rng
-from .values import MAX_BITS, as_values, decode, encode, n_words
-from .values import prefix as _prefix
+from .values import MAX_BITS, encode, n_words, value_keys
 
 __all__ = [
     "Dataset",
@@ -83,441 +82,6 @@ __all__ = [
 ]
 
 Sampling = Literal["multinomial", "rounded"]
-
-
-# --------------------------------------------------------------------------------------
-# sorting helpers for m-bit values (1-D uint64 or (n, W) big-endian words)
-# --------------------------------------------------------------------------------------
-
-def _keys(values: np.ndarray) -> np.ndarray:
-    """Sortable 1-D keys with the order of the integers the values stand for.
-
-    For ``m <= 64`` the values themselves; for ``m > 64`` each row's words as
-    big-endian bytes in a fixed-width ``S{8W}`` array.  NumPy compares such
-    byte strings as if NUL-padded to a common width, which for equal widths is
-    ``memcmp`` order, i.e. numeric order of the big-endian integers (a test
-    checks this against :func:`numpy.lexsort`).
-    """
-    if values.ndim == 1:
-        return values
-    W = values.shape[1]
-    return np.ascontiguousarray(values.astype(">u8", copy=False)).view(f"S{8 * W}").reshape(-1)
-
-
-def _group(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct values (sorted by value), counts and each row's index into them."""
-    if values.ndim == 1:
-        distinct, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-        return distinct, counts.astype(np.int64), inverse.astype(np.int64).reshape(-1)
-    n = values.shape[0]
-    order = np.lexsort(values.T[::-1])  # last key is primary: word 0 (most significant)
-    srt = values[order]
-    new = np.empty(n, dtype=bool)
-    new[:1] = True
-    np.any(srt[1:] != srt[:-1], axis=1, out=new[1:])
-    starts = np.flatnonzero(new)
-    distinct = srt[starts]
-    counts = np.diff(np.append(starts, n)).astype(np.int64)
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return distinct, counts, inverse
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
-
-
-# --------------------------------------------------------------------------------------
-# Dataset
-# --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Dataset:
-    """A data set of ``n`` users, each holding one ``m``-bit value.
-
-    The tally (``distinct``, ``distinct_counts``, ``user_index``) and the
-    ranking are computed once, on first use, and cached.
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        Canonical m-bit array (:mod:`ldp.values`): ``(n,)`` ``uint64`` for
-        ``m <= 64``, ``(n, ceil(m/64))`` ``uint64`` words otherwise.  Stored
-        read-only (a writeable input is copied).
-    m : int
-        Bits per value, 1 to ``ldp.values.MAX_BITS``.
-    name : str
-        Short name used in tables and plots.
-    nbytes : int or None
-        For string data (``m = 8 nbytes``): bytes per value, so that
-        :meth:`decode` can show the strings.
-    params : mapping
-        How the data set was made (generator parameters, file checksum, ...).
-
-    Notes
-    -----
-    **Ranking.**  ``ranked_values`` orders the distinct values by count,
-    descending; ties are broken by value, ascending (the unsigned integer whose
-    m-bit expansion is the string, i.e. byte order for string data).  ``top(k)``
-    is the first ``k`` of that order: the true top-k set the metrics of section
-    4.2.1 compare against.  When the k-th and (k+1)-th counts tie, the top-k
-    *set* depends on this rule; :meth:`top_is_tied` tells whether it does.
-    """
-
-    values: np.ndarray
-    m: int
-    name: str = "data"
-    nbytes: int | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        m = check_int(self.m, "m", 1, MAX_BITS)
-        vals = as_values(self.values, m, name="values")
-        if vals.flags.writeable:
-            vals = _readonly(vals.copy())
-        if self.nbytes is not None:
-            nb = check_int(self.nbytes, "nbytes", 1, MAX_BITS // 8)
-            if 8 * nb != m:
-                raise ValueError(f"nbytes must equal m / 8 = {m / 8:g} for string data, got {nb}")
-        if not isinstance(self.name, str):
-            raise TypeError(f"name must be a str, got {self.name!r}")
-        object.__setattr__(self, "values", vals)
-        object.__setattr__(self, "m", m)
-        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-
-    # ----- construction ---------------------------------------------------------------
-
-    @classmethod
-    def from_values(cls, values, m: int, name: str = "data", *, nbytes: int | None = None,
-                    params: Mapping[str, Any] | None = None) -> "Dataset":
-        """A data set from one value per user (see :func:`ldp.values.as_values`).
-
-        Parameters
-        ----------
-        values : array_like
-            One m-bit value per user.
-        m : int
-            Bits per value.
-        name : str
-            Short name.
-        nbytes, params
-            See :class:`Dataset`.
-
-        Returns
-        -------
-        Dataset
-        """
-        return cls(values, m, name, nbytes, params or {})
-
-    @classmethod
-    def from_counts(cls, distinct_values, counts, m: int, name: str = "data", rng=None,
-                    shuffle: bool = True, *, nbytes: int | None = None,
-                    params: Mapping[str, Any] | None = None) -> "Dataset":
-        """A data set from a tally: ``counts[i]`` users hold ``distinct_values[i]``.
-
-        Parameters
-        ----------
-        distinct_values : array_like
-            Distinct m-bit values, in any order (duplicates are an error).
-        counts : array_like of int
-            Non-negative user counts, one per value; values with count 0 are
-            left out of the data set.
-        m : int
-            Bits per value.
-        name : str
-            Short name.
-        rng : None, int, SeedSequence, BitGenerator or Generator
-            Randomness for the order of users (SPEC 7).
-        shuffle : bool
-            Shuffle the users.  When False the users come grouped, in the
-            order of ``distinct_values``.
-        nbytes, params
-            See :class:`Dataset`.
-
-        Returns
-        -------
-        Dataset
-            With ``n = sum(counts)`` users; its tally is set from the input,
-            not recomputed.
-
-        Raises
-        ------
-        ValueError
-            Counts of the wrong length, negative, or all zero; repeated values.
-        """
-        m = check_int(m, "m", 1, MAX_BITS)
-        dv = as_values(distinct_values, m, name="distinct_values")
-        c = np.asarray(counts)
-        if c.ndim != 1 or c.shape[0] != dv.shape[0]:
-            raise ValueError(f"counts must be a 1-D array with one count per distinct value "
-                             f"({dv.shape[0]}), got shape {c.shape}")
-        if c.dtype.kind not in "iu":
-            if c.dtype.kind == "f" and np.all(np.isfinite(c)) and np.all(c == np.round(c)):
-                c = c.astype(np.int64)
-            else:
-                raise TypeError(f"counts must be non-negative integers, got dtype {c.dtype}")
-        if c.size and c.min() < 0:
-            raise ValueError("counts must be non-negative integers, found a negative count")
-        c = c.astype(np.int64)
-        if c.sum() == 0:
-            raise ValueError("counts must sum to at least 1 user")
-        keep = np.flatnonzero(c > 0)
-        dv, c = dv[keep], c[keep]
-        keys = _keys(dv)
-        order = np.argsort(keys, kind="stable")
-        sk = keys[order]
-        if sk.shape[0] > 1 and np.any(sk[1:] == sk[:-1]):
-            raise ValueError("distinct_values must be distinct: a value is repeated")
-        pos = np.empty(order.shape[0], dtype=np.int64)
-        pos[order] = np.arange(order.shape[0])  # input row -> index into sorted distinct
-        user_index = np.repeat(pos, c)
-        if shuffle:
-            check_rng(rng).shuffle(user_index)
-        distinct = _readonly(np.ascontiguousarray(dv[order]))
-        values = _readonly(distinct[user_index])
-        ds = cls(values, m, name, nbytes, params or {})
-        ds.__dict__["_tally"] = (distinct, _readonly(c[order]), _readonly(user_index))
-        return ds
-
-    # ----- the tally -------------------------------------------------------------------
-
-    @cached_property
-    def _tally(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        d, c, u = _group(self.values)
-        return _readonly(d), _readonly(c), _readonly(u)
-
-    @property
-    def n(self) -> int:
-        """Number of users."""
-        return int(self.values.shape[0])
-
-    def __len__(self) -> int:
-        return self.n
-
-    @property
-    def n_distinct(self) -> int:
-        """Number of distinct values."""
-        return int(self.distinct_counts.shape[0])
-
-    @cached_property
-    def distinct(self) -> np.ndarray:
-        """Distinct values, sorted by value (canonical m-bit array)."""
-        return self._tally[0]
-
-    @cached_property
-    def distinct_counts(self) -> np.ndarray:
-        """``distinct_counts[i]``: number of users holding ``distinct[i]`` (int64)."""
-        return self._tally[1]
-
-    @cached_property
-    def user_index(self) -> np.ndarray:
-        """``user_index[u]``: index of user ``u``'s value in :attr:`distinct` (int64)."""
-        return self._tally[2]
-
-    @property
-    def counts(self) -> np.ndarray:
-        """Counts aligned with :attr:`distinct` (same as :attr:`distinct_counts`)."""
-        return self.distinct_counts
-
-    @cached_property
-    def frequencies(self) -> np.ndarray:
-        """Frequencies ``counts / n`` aligned with :attr:`distinct`."""
-        return _readonly(self.distinct_counts / self.n)
-
-    @cached_property
-    def _distinct_keys(self) -> np.ndarray:
-        return _keys(self.distinct)
-
-    # ----- ranking ---------------------------------------------------------------------
-
-    @cached_property
-    def rank_order(self) -> np.ndarray:
-        """Indices into :attr:`distinct` by count descending, ties by value ascending."""
-        # distinct is sorted by value, so a stable sort on -count breaks ties by value
-        return _readonly(np.argsort(-self.distinct_counts, kind="stable"))
-
-    @cached_property
-    def ranked_values(self) -> np.ndarray:
-        """Distinct values, most frequent first (ties: smaller value first)."""
-        return _readonly(self.distinct[self.rank_order])
-
-    @cached_property
-    def ranked_counts(self) -> np.ndarray:
-        """Counts of :attr:`ranked_values` (non-increasing)."""
-        return _readonly(self.distinct_counts[self.rank_order])
-
-    @cached_property
-    def ranked_frequencies(self) -> np.ndarray:
-        """Frequencies of :attr:`ranked_values` (non-increasing)."""
-        return _readonly(self.ranked_counts / self.n)
-
-    def _check_k(self, k) -> int:
-        return check_int(k, "k", 0, self.n_distinct)
-
-    def top(self, k: int) -> np.ndarray:
-        """Values of the ``k`` most frequent values (the true top-k), most frequent first.
-
-        Parameters
-        ----------
-        k : int
-            0 to :attr:`n_distinct`.
-
-        Returns
-        -------
-        numpy.ndarray
-            Canonical m-bit array of ``k`` values.
-        """
-        return self.ranked_values[: self._check_k(k)]
-
-    def top_counts(self, k: int) -> np.ndarray:
-        """Counts of :meth:`top` ``(k)``."""
-        return self.ranked_counts[: self._check_k(k)]
-
-    def top_frequencies(self, k: int) -> np.ndarray:
-        """Frequencies of :meth:`top` ``(k)``."""
-        return self.ranked_frequencies[: self._check_k(k)]
-
-    def top_is_tied(self, k: int) -> bool:
-        """Whether the k-th and (k+1)-th most frequent values have equal counts.
-
-        When True, the top-k *set* depends on the tie-breaking rule (value
-        ascending).
-        """
-        k = self._check_k(k)
-        if k == 0 or k == self.n_distinct:
-            return False
-        return bool(self.ranked_counts[k - 1] == self.ranked_counts[k])
-
-    def above(self, theta: float) -> np.ndarray:
-        """Values with frequency at least ``theta``, most frequent first.
-
-        The true answer of the threshold version of section 6.2.3.
-
-        Parameters
-        ----------
-        theta : float
-            Frequency threshold in (0, 1].
-        """
-        if isinstance(theta, bool) or not isinstance(theta, Real) or not 0 < float(theta) <= 1:
-            raise ValueError(f"theta must be a real number in (0, 1], got {theta!r}")
-        k = int(np.count_nonzero(self.ranked_counts >= float(theta) * self.n))
-        return self.ranked_values[:k]
-
-    # ----- look-ups --------------------------------------------------------------------
-
-    def index_of(self, values) -> np.ndarray:
-        """Index of each value in :attr:`distinct`, or -1 when absent.
-
-        Parameters
-        ----------
-        values : array_like
-            m-bit values (canonical array, or a sequence of ints).
-
-        Returns
-        -------
-        numpy.ndarray
-            int64 array with one entry per value.
-        """
-        q = as_values(values, self.m, name="values", allow_empty=True)
-        if q.shape[0] == 0:
-            return np.zeros(0, dtype=np.int64)
-        keys = self._distinct_keys
-        qk = _keys(q)
-        pos = np.searchsorted(keys, qk)
-        posc = np.minimum(pos, keys.shape[0] - 1)
-        found = keys[posc] == qk
-        return np.where(found, posc, -1).astype(np.int64)
-
-    def count_of(self, values) -> np.ndarray | int:
-        """True count of arbitrary values (0 for values nobody holds).
-
-        Parameters
-        ----------
-        values : int or array_like
-            One value (a Python/NumPy int, for ``m <= 64``) or an array of
-            m-bit values.
-
-        Returns
-        -------
-        int or numpy.ndarray
-            An int for a scalar input, else an int64 array.
-        """
-        if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
-            return int(self.count_of(as_values([int(values)], self.m))[0])
-        idx = self.index_of(values)
-        return np.where(idx >= 0, self.distinct_counts[np.maximum(idx, 0)], 0).astype(np.int64)
-
-    def frequency_of(self, values) -> np.ndarray | float:
-        """True frequency (count / n) of arbitrary values; see :meth:`count_of`."""
-        return self.count_of(values) / self.n
-
-    def prefix_tally(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """True counts of the distinct ``length``-bit prefixes (sorted by prefix).
-
-        Parameters
-        ----------
-        length : int
-            Prefix length in bits, 1 to ``m``.
-
-        Returns
-        -------
-        prefixes : numpy.ndarray
-            Distinct prefixes (canonical ``length``-bit array), sorted.
-        counts : numpy.ndarray
-            int64 user counts.
-        """
-        length = check_int(length, "length", 1, self.m)
-        p = _prefix(self.distinct, self.m, length)
-        d, _, inv = _group(p)
-        counts = np.bincount(inv, weights=self.distinct_counts, minlength=d.shape[0])
-        return d, np.rint(counts).astype(np.int64)
-
-    # ----- display ---------------------------------------------------------------------
-
-    def decode(self, values, *, strip: bool = True) -> list[str]:
-        """Show values as text: the strings for string data, hex otherwise."""
-        q = as_values(values, self.m, name="values", allow_empty=True)
-        if self.nbytes is not None:
-            return decode(q, self.nbytes, strip=strip)
-        width = -(-self.m // 4)
-        if q.ndim == 1:
-            return [f"{int(v):0{width}x}" for v in q]
-        return ["".join(f"{int(w):016x}" for w in row)[-width:] for row in q]
-
-    def to_frame(self, k: int | None = None):
-        """The ranking as a :class:`pandas.DataFrame` (rank, value, count, frequency)."""
-        import pandas as pd
-
-        k = self.n_distinct if k is None else self._check_k(k)
-        vals = self.ranked_values[:k]
-        return pd.DataFrame({
-            "rank": np.arange(1, k + 1),
-            "value": self.decode(vals, strip=False) if self.nbytes is not None else self.decode(vals),
-            "count": self.ranked_counts[:k],
-            "frequency": self.ranked_frequencies[:k],
-        })
-
-    def describe(self, k: Sequence[int] = (1, 2, 4, 8, 16, 32, 64)) -> dict[str, Any]:
-        """Summary for data cards: n, distinct, m and the frequencies at ranks ``k``.
-
-        Returns
-        -------
-        dict
-            ``name, m, n, distinct, singletons`` (values held by one user),
-            ``f@r`` (frequency of the r-th most frequent value) for each rank
-            ``r`` in ``k`` that exists, and ``top5`` (decoded top values).
-        """
-        out: dict[str, Any] = {"name": self.name, "m": self.m, "n": self.n, "distinct": self.n_distinct,
-                               "singletons": int(np.count_nonzero(self.distinct_counts == 1))}
-        for r in k:
-            if 1 <= r <= self.n_distinct:
-                out[f"f@{r}"] = float(self.ranked_frequencies[r - 1])
-        out["top5"] = self.decode(self.top(min(5, self.n_distinct)), strip=False)
-        return out
-
-    def __repr__(self) -> str:
-        return f"Dataset(name={self.name!r}, n={self.n}, m={self.m})"
 
 
 # --------------------------------------------------------------------------------------
@@ -559,7 +123,7 @@ def random_distinct_values(n_values: int, m: int, rng=None) -> np.ndarray:
 
     out = draw(n_values)
     while True:  # rejection of repeats, keeping first occurrences in draw order
-        _, first = np.unique(_keys(out), return_index=True)
+        _, first = np.unique(value_keys(out), return_index=True)
         if first.shape[0] >= n_values:
             first.sort()
             return np.ascontiguousarray(out[first[:n_values]])
@@ -641,13 +205,7 @@ def _check_sampling(sampling) -> str:
 def _counts_from_frequencies(n: int, f: np.ndarray, sampling: str, rng: np.random.Generator) -> np.ndarray:
     if sampling == "multinomial":  # n i.i.d. users
         return rng.multinomial(n, f).astype(np.int64)
-    exact = n * f  # largest-remainder rounding: sums to n exactly
-    base = np.floor(exact).astype(np.int64)
-    short = n - int(base.sum())
-    if short > 0:
-        order = np.argsort(-(exact - base), kind="stable")
-        base[order[:short]] += 1
-    return base
+    return largest_remainder(n, f)  # sums to n exactly
 
 
 def _synthetic(n: int, f: np.ndarray, m: int, name: str, sampling: str, rng, params: dict) -> Dataset:
@@ -655,7 +213,7 @@ def _synthetic(n: int, f: np.ndarray, m: int, name: str, sampling: str, rng, par
     value_rng, count_rng, order_rng = rng.spawn(3)
     values = random_distinct_values(f.shape[0], m, value_rng)  # rank j -> values[j - 1]
     counts = _counts_from_frequencies(n, f, sampling, count_rng)
-    params = dict(params, sampling=sampling, support=f.shape[0], rank_frequencies=_readonly(f))
+    params = dict(params, sampling=sampling, support=f.shape[0], rank_frequencies=readonly(f))
     return Dataset.from_counts(values, counts, m, name, rng=order_rng, params=params)
 
 
@@ -1112,7 +670,7 @@ def aol(path=None, *, rng=0, verify: bool = True) -> Dataset:
         except (OSError, EOFError) as exc:
             raise DataFormatError(f"{p} is not a gzip file ({exc}). {_how_to_get()}") from exc
         values, counts = _parse_aol(text)
-        tally = (_readonly(values), _readonly(counts), digest)
+        tally = (readonly(values), readonly(counts), digest)
         _AOL_TALLY[fkey] = tally
     dkey = fkey + (rng,) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     if dkey is not None and dkey in _AOL_DATASETS:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .values import value_keys
+
 __all__ = ["f1", "precision_recall", "ncr", "squared_error"]
 
 
@@ -25,12 +27,6 @@ def _rows(values, name: str) -> np.ndarray:
     if a.ndim > 2:
         raise ValueError(f"{name} must be 1-D or 2-D, got shape {a.shape}")
     return a.astype(np.uint64, copy=False)
-
-
-def _keys(a: np.ndarray) -> np.ndarray:
-    if a.ndim == 1:
-        return a
-    return np.ascontiguousarray(a.astype(">u8")).view(f"S{8 * a.shape[1]}").reshape(-1)
 
 
 def _check_pair(x: np.ndarray, y: np.ndarray, nx: str, ny: str) -> None:
@@ -50,7 +46,7 @@ def precision_recall(true_top, found) -> tuple[float, float]:
     """
     t, f = _rows(true_top, "true_top"), _rows(found, "found")
     _check_pair(t, f, "true_top", "found")
-    tk, fk = _keys(t), _keys(f)
+    tk, fk = value_keys(t), value_keys(f)
     _distinct(tk, "true_top")
     _distinct(fk, "found")
     if tk.shape[0] == 0:
@@ -109,7 +105,7 @@ def ncr(true_ranked, found) -> float:
     """
     t, f = _rows(true_ranked, "true_ranked"), _rows(found, "found")
     _check_pair(t, f, "true_ranked", "found")
-    tk, fk = _keys(t), _keys(f)
+    tk, fk = value_keys(t), value_keys(f)
     _distinct(tk, "true_ranked")
     _distinct(fk, "found")
     k = tk.shape[0]
@@ -155,7 +151,7 @@ def squared_error(true_counts, estimates, found=None, true_top=None) -> float:
             raise ValueError(f"estimates must align with found: {est.shape[0]} vs {f.shape[0]} values")
         if tc.shape[0] != t.shape[0]:
             raise ValueError(f"true_counts must align with true_top: {tc.shape[0]} vs {t.shape[0]} values")
-        fk, tk = _keys(f), _keys(t)
+        fk, tk = value_keys(f), value_keys(t)
         _distinct(fk, "found")
         _distinct(tk, "true_top")
         order = np.argsort(tk)

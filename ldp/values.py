@@ -39,7 +39,10 @@ __all__ = [
     "from_ints",
     "to_ints",
     "to_chunks32",
-    "unique_counts",
+    "value_keys",
+    "match_sorted",
+    "sort_unique",
+    "group_values",
     "uniform",
     "encode",
     "decode",
@@ -302,12 +305,57 @@ def uniform(n: int, m: int, *, rng=None) -> np.ndarray:
     return words[:, 0].copy() if W == 1 else words
 
 
-def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values and their counts, sorted by value."""
+def value_keys(values: np.ndarray) -> np.ndarray:
+    """Sortable 1-D keys with the order of the integers the values stand for.
+
+    For ``m <= 64`` the values themselves; for ``m > 64`` each row's words as
+    big-endian bytes in a fixed-width ``S{8W}`` array.  NumPy compares such
+    byte strings as if NUL-padded to a common width, which for equal widths is
+    ``memcmp`` order, i.e. numeric order of the big-endian integers (a test
+    checks this against :func:`numpy.lexsort`).
+    """
     if values.ndim == 1:
-        return np.unique(values, return_counts=True)
-    u, c = np.unique(values, axis=0, return_counts=True)
-    return u, c
+        return values
+    W = values.shape[1]
+    return np.ascontiguousarray(values.astype(">u8", copy=False)).view(f"S{8 * W}").reshape(-1)
+
+
+def match_sorted(table: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index of each query in the sorted, duplicate-free ``table`` (-1 when absent)."""
+    if table.shape[0] == 0 or queries.shape[0] == 0:
+        return np.full(queries.shape[0], -1, dtype=np.int64)
+    tk, qk = value_keys(table), value_keys(queries)
+    pos = np.searchsorted(tk, qk)
+    posc = np.minimum(pos, tk.shape[0] - 1)
+    return np.where(tk[posc] == qk, posc, -1).astype(np.int64)
+
+
+def sort_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct rows of a canonical array."""
+    if values.ndim == 1:
+        return np.unique(values)
+    keys = value_keys(values)
+    _, idx = np.unique(keys, return_index=True)
+    return values[idx]
+
+
+def group_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct values (sorted by value), their counts and each row's index into them."""
+    if values.ndim == 1:
+        distinct, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        return distinct, counts.astype(np.int64), inverse.astype(np.int64).reshape(-1)
+    n = values.shape[0]
+    order = np.lexsort(values.T[::-1])  # last key is primary: word 0 (most significant)
+    srt = values[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.any(srt[1:] != srt[:-1], axis=1, out=new[1:])
+    starts = np.flatnonzero(new)
+    distinct = srt[starts]
+    counts = np.diff(np.append(starts, n)).astype(np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return distinct, counts, inverse
 
 
 def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = False) -> np.ndarray:

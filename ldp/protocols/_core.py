@@ -35,7 +35,8 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from ..values import concat, extend, prefix
+from ..numeric import largest_remainder
+from ..values import concat, extend, match_sorted, prefix, sort_unique, value_keys
 
 __all__ = [
     "Question",
@@ -322,12 +323,7 @@ def group_sizes(n: int, fractions: Sequence[float]) -> tuple[int, ...]:
     Ties go to the earlier group (the rule of :meth:`ldp.analysis.PEMConfig.group_sizes`).
     Equal fractions give sizes differing by at most one.
     """
-    raw = np.asarray(fractions, dtype=float) * n
-    base = np.floor(raw).astype(np.int64)
-    rem = n - int(base.sum())
-    order = np.argsort(-(raw - base), kind="stable")
-    base[order[:rem]] += 1
-    return tuple(int(b) for b in base)
+    return tuple(int(b) for b in largest_remainder(n, fractions))
 
 
 @njit(cache=True)
@@ -370,33 +366,6 @@ def assign_groups(n: int, fractions: Sequence[float], rng: np.random.Generator) 
 # ---------------------------------------------------------------------------
 # sortable keys and look-ups for canonical values
 # ---------------------------------------------------------------------------
-def value_keys(values: np.ndarray) -> np.ndarray:
-    """1-D keys ordered like the integers (``m > 64``: big-endian bytes, ``memcmp`` order)."""
-    if values.ndim == 1:
-        return values
-    W = values.shape[1]
-    return np.ascontiguousarray(values.astype(">u8")).view(f"S{8 * W}").reshape(-1)
-
-
-def match_sorted(table: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Index of each query in the sorted, duplicate-free ``table`` (-1 when absent)."""
-    if table.shape[0] == 0 or queries.shape[0] == 0:
-        return np.full(queries.shape[0], -1, dtype=np.int64)
-    tk, qk = value_keys(table), value_keys(queries)
-    pos = np.searchsorted(tk, qk)
-    posc = np.minimum(pos, tk.shape[0] - 1)
-    return np.where(tk[posc] == qk, posc, -1).astype(np.int64)
-
-
-def sort_unique(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct rows of a canonical array."""
-    if values.ndim == 1:
-        return np.unique(values)
-    keys = value_keys(values)
-    _, idx = np.unique(keys, return_index=True)
-    return values[idx]
-
-
 # ---------------------------------------------------------------------------
 # candidate sets
 # ---------------------------------------------------------------------------
