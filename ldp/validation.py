@@ -11,7 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["check_epsilon", "check_int", "check_fraction", "check_frequencies", "check_rng", "EXP_MAX_EPSILON"]
+__all__ = ["check_epsilon", "check_epsilons", "check_int", "check_real", "check_fraction", "check_frequencies",
+           "check_population", "check_pq", "check_rng", "EXP_MAX_EPSILON"]
 
 #: the largest epsilon whose e**epsilon is a finite double (about 709.78)
 EXP_MAX_EPSILON = math.log(sys.float_info.max)
@@ -42,6 +43,38 @@ def check_epsilon(epsilon, name: str = "epsilon", *, hi: float | None = None, wh
     return e
 
 
+def check_epsilons(epsilon, name: str = "epsilon") -> np.ndarray:
+    """Privacy budget(s) for vectorised formulas: a scalar or array of finite reals > 0.
+
+    A scalar goes through :func:`check_epsilon`; an array must be non-empty
+    with every entry finite and > 0.  Returns a float array (0-d for a scalar).
+    """
+    if np.isscalar(epsilon):
+        return np.asarray(check_epsilon(epsilon, name))
+    a = np.asarray(epsilon, dtype=float)
+    if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"{name} must be finite real numbers > 0, got {epsilon!r}")
+    return a
+
+
+def check_population(n, name: str = "n") -> np.ndarray:
+    """Population size(s) for the analysis: real numbers >= 1, scalar or array.
+
+    Real (not only integer) sizes are allowed, so that ``n / g`` users per
+    group can be used as the analysis does.  Returns a float array (0-d for a
+    scalar).
+    """
+    if isinstance(n, bool):
+        raise TypeError(f"{name} must be a number >= 1, got {n!r}")
+    try:
+        a = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number >= 1, got {n!r}") from None
+    if not np.all(np.isfinite(a)) or np.any(a < 1):
+        raise ValueError(f"{name} must be a number >= 1, got {n!r}")
+    return a
+
+
 def check_int(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """An integer in ``[lo, hi]`` (either bound may be open-ended with None)."""
     rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
@@ -51,6 +84,37 @@ def check_int(value, name: str, lo: int | None = None, hi: int | None = None) ->
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise ValueError(f"{name} must be an integer in {rng}, got {v}")
     return v
+
+
+def check_real(value, name: str, *, lo: float | None = None, lo_open: bool = False) -> float:
+    """A finite real number, at least ``lo`` (greater than ``lo`` when ``lo_open``)."""
+    bound = "" if lo is None else f" {'>' if lo_open else '>='} {lo:g}"
+    msg = f"{name} must be a finite real number{bound}, got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(msg)
+    v = float(value)
+    if not math.isfinite(v) or (lo is not None and (v < lo or (lo_open and v == lo))):
+        raise ValueError(msg)
+    return v
+
+
+def check_pq(p, q, *, closed: bool = False) -> tuple[float, float]:
+    """Support probabilities of a frequency oracle: ``p > q``, both in (0, 1).
+
+    ``p`` is the probability that a report supports its user's value, ``q``
+    that it supports another given value.  With ``closed=True`` the ends 0
+    and 1 are allowed (formulas that do not divide by a standard deviation).
+    """
+    where = "[0, 1]" if closed else "(0, 1)"
+    for nm, v in (("p", p), ("q", q)):
+        if isinstance(v, bool) or not isinstance(v, Real):
+            raise ValueError(f"{nm} must be a probability in {where}, got {v!r}")
+        x = float(v)
+        if not (0 <= x <= 1 if closed else 0 < x < 1):
+            raise ValueError(f"{nm} must be a probability in {where}, got {v!r}")
+    if not float(p) > float(q):
+        raise ValueError(f"p must exceed q, got p = {p!r}, q = {q!r}")
+    return float(p), float(q)
 
 
 def check_fraction(value, name: str, *, open_low: bool = True, open_high: bool = True) -> float:

@@ -24,7 +24,7 @@ longer than ``nbytes`` is an error unless ``truncate=True`` keeps its first
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

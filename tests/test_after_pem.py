@@ -113,13 +113,13 @@ def test_hr_privatize_matches_law():
     v = np.full(n, 123456789, dtype=np.uint64)
     r = hr.privatize(v, rng=10)
     h = hr.cell(r.seed, v)
-    blk, row = hr._block_row(h)
+    blk, row = hr.block_row(h)
     y = r.y.astype(np.uint64)
     inside = hr.in_set(h, y)
     same_block = (y // np.uint64(hr.block_size)) == blk
     cls = np.where(inside, 0, np.where(same_block, 1, 2))
     e = math.exp(2.0)
-    Zn = hr._Z
+    Zn = hr.normalizer
     expected = np.array([8 * e / Zn, 8 / Zn, (hr.K - 16) / Zn]) * n
     assert stats.chisquare(np.bincount(cls, minlength=3), expected).pvalue > ALPHA
     # inside C_h, the 8 symbols of the block are equally likely

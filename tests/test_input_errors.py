@@ -33,10 +33,10 @@ def test_olh_limit_is_the_d_prime_limit():
                                          r"ceil\(e\^epsilon \+ 1\) must be at most 2\*\*31.*pass d_prime.*got 22"):
         OLH(22.0, m=16)
     # an explicit d' lifts that limit up to e^eps overflowing a double
-    assert OLH(100.0, 2**20, m=16).p == pytest.approx(1.0)
-    assert OLH(EXP_MAX_EPSILON, 2, m=16).p == pytest.approx(1.0)
+    assert OLH(100.0, d_prime=2**20, m=16).p == pytest.approx(1.0)
+    assert OLH(EXP_MAX_EPSILON, d_prime=2, m=16).p == pytest.approx(1.0)
     with pytest.raises(ValueError, match=r"\(0, 709\.78\d*\] \(e\*\*epsilon must be a finite double\), got 800"):
-        OLH(800.0, 16, m=16)
+        OLH(800.0, d_prime=16, m=16)
 
 
 @pytest.mark.parametrize("make", [lambda e: GRR(e, 4), lambda e: OUE(e, 4), lambda e: BLH(e, m=8)])
@@ -87,7 +87,7 @@ def test_pem_with_huge_epsilon_fails_at_construction():
     assert cfg.m == 64 and cfg.queries <= 2**20
     # called directly, the analysis refuses what would overflow e**epsilon (no OverflowError)
     with pytest.raises(ValueError, match=r"\(0, 709\.78\d*\] \(e\*\*epsilon must be a finite double\)"):
-        ldp.analysis.optimize_pem(10**6, 64, 16, 800.0)
+        ldp.analysis.optimize_pem(800.0, 16, 64, n=10**6)
 
 
 # ---------------------------------------------------------------------------

@@ -13,9 +13,19 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.oracles import GRR, OLH, OUE, BLH, GRRReports, OLHReports, OUEReports, Reports
-from ldp.oracles import _kernels, hashing
-from ldp.oracles.olh import default_d_prime
+from ldp.oracles import (
+    BLH,
+    GRR,
+    OLH,
+    OUE,
+    GRRReports,
+    OLHReports,
+    OUEReports,
+    Reports,
+    default_d_prime,
+    hashing,
+    kernels,
+)
 from ldp.values import from_ints, uniform
 
 ALPHA = 1e-6  # false-alarm rate per chi-square test
@@ -45,15 +55,19 @@ def test_exports_and_parameters():
     assert u.p == 0.5 and u.q == pytest.approx(1 / (e + 1), rel=RTOL)
     b = BLH(1.5, m=20)
     assert b.d_prime == 2 and b.p == pytest.approx(e / (e + 1), rel=RTOL) and b.q == 0.5
-    assert b.params == OLH(1.5, 2, m=20).params
+    assert b.params == OLH(1.5, d_prime=2, m=20).params
     assert "BLH" in repr(b) and "d_prime=6" in repr(o)
 
 
 def test_default_d_prime_is_ceil_of_e_eps_plus_one():
+    """Section 2.2.2: d' = ceil(e^eps + 1), with e^eps + 1 within 1e-9 of an integer taken as it."""
+    for eps in np.linspace(0.05, 10, 200):
+        x, d = math.exp(eps) + 1, default_d_prime(eps)
+        assert isinstance(d, int) and d - 1 < x <= d * (1 + 1e-9)  # the smallest integer >= x (up to 1e-9)
     assert default_d_prime(math.log(3)) == 4  # exp(log 3) = 3.0000000000000004
+    assert default_d_prime(math.log(9)) == 10
     assert default_d_prime(math.log(49)) == 50
     assert default_d_prime(1.0) == math.ceil(math.e + 1) == 4
-    assert default_d_prime(4.0) == math.ceil(math.exp(4) + 1) == 56
 
 
 def test_variance_formulas():
@@ -61,7 +75,7 @@ def test_variance_formulas():
     e = math.exp(eps)
     g = GRR(eps, domain_size=37)
     assert g.variance(n) == pytest.approx(n * (37 - 2 + e) / (e - 1) ** 2, rel=RTOL)  # eq. (var_grr)
-    for orc in (g, OLH(eps, m=16), OLH(eps, 7, m=16), OUE(eps, domain_size=9), BLH(eps)):
+    for orc in (g, OLH(eps, m=16), OLH(eps, d_prime=7, m=16), OUE(eps, domain_size=9), BLH(eps)):
         p, q = orc.p, orc.q
         assert orc.variance(n) == pytest.approx(n * q * (1 - q) / (p - q) ** 2, rel=1e-10)
         f = 1234
@@ -90,7 +104,7 @@ def test_grr_is_exactly_eps_ldp(eps, d):
                                            (1.0, 2, 32), (1.0, 13, 20)])
 def test_olh_is_exactly_eps_ldp(eps, d_prime, m):
     """Given the (value-independent) hash, y's law is GRR on [d']; worst ratio = e^eps, attained."""
-    olh = OLH(eps, d_prime, m=m)
+    olh = OLH(eps, d_prime=d_prime, m=m)
     pmfs = np.array([olh.output_pmf(h) for h in range(olh.d_prime)])
     assert np.allclose(pmfs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     rng = np.random.default_rng(1)
@@ -143,7 +157,7 @@ def test_grr_privatize_matches_pmf_and_rates():
 @pytest.mark.parametrize("eps,d_prime,m", [(1.0, None, 32), (3.0, None, 64), (2.0, None, 160),
                                            (1.0, 2, 64)])
 def test_olh_privatize_matches_pmf_and_rates(eps, d_prime, m):
-    olh = OLH(eps, d_prime, m=m)
+    olh = OLH(eps, d_prime=d_prime, m=m)
     n = 200_000
     rng = np.random.default_rng(20)
     v = random_values(rng, 1, m)
@@ -232,7 +246,7 @@ def reference_support(olh, reports, candidates):
 @pytest.mark.parametrize("d_prime", [2, 56, 2**31 - 1])
 def test_kernel_matches_reference(m, d_prime):
     rng = np.random.default_rng(50 + m)
-    olh = OLH(max(3.0, math.log(d_prime)), d_prime, m=m)  # p >= 1/2: many matches
+    olh = OLH(max(3.0, math.log(d_prime)), d_prime=d_prime, m=m)  # p >= 1/2: many matches
     n, nc = 3001, 203  # not multiples of the block or tile sizes
     pool = random_values(rng, 40, m)
     vals = pool[rng.integers(0, 40, size=n)]
@@ -243,7 +257,7 @@ def test_kernel_matches_reference(m, d_prime):
     assert ref[:40].sum() > 0
     chunks = np.ascontiguousarray(ldp.values.to_chunks32(cands, m).T)
     for split, block, threads in (("reports", 64, 2), ("candidates", 7, 3), ("auto", 2048, 1)):
-        got = _kernels.olh_support(r.seed, r.y, chunks, d_prime, block=block, threads=threads, split=split)
+        got = kernels.olh_support(r.seed, r.y, chunks, d_prime, block=block, threads=threads, split=split)
         assert np.array_equal(got, ref), (split, block)
     few = olh.support(r, cands[:3])  # few candidates: split over reports
     assert np.array_equal(few, ref[:3])
@@ -368,7 +382,7 @@ def test_reports_save_load_roundtrip(oracle_and_reports, tmp_path):
 
 def test_report_compact_dtypes():
     assert OLH(1.0, m=32).privatize(np.arange(5, dtype=np.uint64), rng=0).y.dtype == np.uint8
-    assert OLH(1.0, 300, m=32).privatize(np.arange(5, dtype=np.uint64), rng=0).y.dtype == np.uint16
+    assert OLH(1.0, d_prime=300, m=32).privatize(np.arange(5, dtype=np.uint64), rng=0).y.dtype == np.uint16
     assert GRR(1.0, 2**20).privatize(np.arange(5), rng=0).y.dtype == np.uint32
     r = OUE(1.0, 20).privatize(np.arange(5), rng=0)
     assert r.bits.dtype == np.uint8 and r.bits.shape == (5, 3)
@@ -402,14 +416,16 @@ def test_bad_structural_parameters():
         GRR(1.0, 4.0)
     for dp in (1, 0, 2**31 + 1):
         with pytest.raises(ValueError, match="d_prime"):
-            OLH(1.0, dp)
+            OLH(1.0, d_prime=dp)
     with pytest.raises(ValueError, match="d_prime"):
         OLH(30.0)  # default d' = ceil(e^30 + 1) is beyond the supported range
     for m in (0, 4097):
         with pytest.raises(ValueError, match=r"\bm\b"):
             OLH(1.0, m=m)
     with pytest.raises(TypeError):
-        OLH(1.0, 5, 32)  # m is keyword-only
+        OLH(1.0, 5)  # d_prime is keyword-only: OLH(1.0, 16) once silently meant d' = 16
+    with pytest.raises(TypeError):
+        OLH(1.0, d_prime=5, m=32).privatize(np.arange(3, dtype=np.uint64), 0)  # rng is keyword-only
     with pytest.raises(ValueError, match="domain_size"):
         OUE(1.0, 2**24 + 1)
 
@@ -457,7 +473,7 @@ def test_bad_values_and_candidates():
 def test_reports_from_another_oracle_are_refused():
     vals = np.arange(50, dtype=np.uint64)
     r = OLH(1.0, m=32).privatize(vals, rng=0)
-    for other, name in ((OLH(2.0, m=32), "epsilon"), (OLH(1.0, 9, m=32), "d_prime"),
+    for other, name in ((OLH(2.0, m=32), "epsilon"), (OLH(1.0, d_prime=9, m=32), "d_prime"),
                         (OLH(1.0, m=64), r"\bm\b")):
         with pytest.raises(ValueError, match=name):
             other.estimate(r, vals[:3])

@@ -2,25 +2,29 @@
 
 Every oracle has the same interface:
 
-* ``privatize(values, rng=None)`` -- what each user sends, as a
+* ``privatize(values, *, rng=None)`` -- what each user sends, as a
   :class:`Reports` object (compact numpy arrays that record the oracle's
   parameters; sliceable, concatenable, ``save``/``load`` to ``.npz``);
 * ``support(reports, candidates)`` -- the number of reports supporting each
   candidate value (``int64``);
 * ``estimate(reports, candidates)`` -- unbiased counts
-  ``(I_v - n q) / (p - q)`` (paper eq. ``eqn:est``);
-* ``p``, ``q`` and ``variance(n)`` (paper eqs. ``var_grr``, ``var_olh``).
+  ``(I_v - n q) / (p - q)`` (paper eq. (2));
+* ``p``, ``q`` and ``variance(n)`` (paper eqs. (1) and (3)).
 
-OLH's aggregation runs in a compiled, multi-threaded numba kernel
-(:mod:`ldp.oracles._kernels`) over the strongly universal hash family of
-:mod:`ldp.oracles.hashing`.
+GRR's and OLH's ``p``, ``q``, ``d'`` and variances are the functions of
+:mod:`ldp.oracles.formulas` (:func:`grr_pq`, :func:`grr_variance`,
+:func:`default_d_prime`, :func:`olh_pq`, :func:`olh_variance`), which the
+classes and :mod:`ldp.analysis` use.  OLH's aggregation runs in a compiled,
+multi-threaded numba kernel (:mod:`ldp.oracles.kernels`) over the strongly
+universal hash family of :mod:`ldp.oracles.hashing`.
 """
-from .base import FrequencyOracle, Reports, ReportsFileError, concat_reports, load_reports
-from .grr import GRR, GRRReports
-from .olh import BLH, OLH, OLHReports, default_d_prime
-from .oue import OUE, OUEReports
-from .hr import HR, HRReports
+from .base import FrequencyOracle, Reports, ReportsFileError, concat_reports, load_reports, reports_class
 from .cms import CMS, CMSReports
+from .formulas import default_d_prime, grr_pq, grr_variance, min_population, olh_pq, olh_variance
+from .grr import GRR, GRRReports
+from .hr import HR, HRReports
+from .olh import BLH, OLH, OLHReports
+from .oue import OUE, OUEReports
 
 __all__ = [
     "FrequencyOracle",
@@ -39,5 +43,11 @@ __all__ = [
     "CMSReports",
     "load_reports",
     "concat_reports",
+    "reports_class",
     "default_d_prime",
+    "olh_pq",
+    "olh_variance",
+    "grr_pq",
+    "grr_variance",
+    "min_population",
 ]

@@ -53,11 +53,10 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from ..values import as_values
-from ._hashed import HashedOracle, SeededReports
-from ._hashed_kernels import MODE_CMS, hashed_support
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
 from .base import _exp
+from .hashed import HashedOracle, SeededReports
+from .hashed_kernels import MODE_CMS, hashed_support
 
 __all__ = ["CMS", "CMSReports", "DEFAULT_WIDTH"]
 
@@ -94,7 +93,7 @@ class CMSReports(SeededReports):
                              f"got {bits.dtype} {bits.shape}")
 
 
-class CMS(HashedOracle):
+class CMS(HashedOracle[CMSReports]):
     """Count-mean sketch randomizer with a per-user hash (see the module notes).
 
     Parameters
@@ -124,7 +123,8 @@ class CMS(HashedOracle):
     reports_class = CMSReports
 
     def __init__(self, epsilon: float, *, m: int = 64, width: int = DEFAULT_WIDTH):
-        self._init_common(check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double"), m)
+        self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
+        self.m = self._check_m(m)
         self.width = check_int(width, "width", 2, 2**16)
         self.cells = self.width
         e_half = math.sqrt(_exp(self.epsilon))
@@ -149,26 +149,7 @@ class CMS(HashedOracle):
         out[h] = self.p
         return out
 
-    def privatize(self, values, rng=None) -> CMSReports:
-        """Each user's report ``<seed, bits>``.
-
-        Parameters
-        ----------
-        values : array_like
-            One ``m``-bit value per user.
-        rng : None, int, SeedSequence, BitGenerator or Generator
-            Randomness.  Draw order: all seeds (independent of the values),
-            then ``w`` uniform floats per user, batch by batch
-            (:meth:`draw_noise`).
-
-        Returns
-        -------
-        CMSReports
-        """
-        vals = as_values(values, self.m, name="values")
-        return self.apply_noise(vals, self.draw_noise(vals.shape[0], self._rng(rng)))
-
-    def draw_noise(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
 
         Returns ``(seeds, flips)``: each user's hash seed (uniform 64-bit),
@@ -176,6 +157,7 @@ class CMS(HashedOracle):
         ``f``), packed like the reports' bits (``uint8``, ``(n, ceil(w/8))``).
         None of it depends on the values.
         """
+        rng = check_rng(rng)
         seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
         w = self.width
         flips = np.empty((n, -(-w // 8)), dtype=np.uint8)
@@ -190,7 +172,6 @@ class CMS(HashedOracle):
         The one-hot ``+1`` at ``H(v)`` is XOR-ed into the flips, so bit
         ``H(v)`` is 1 with probability ``1 - f`` and every other bit with
         probability ``f``.
-        ``privatize(values, rng) == apply_noise(values, draw_noise(len(values), rng))``.
         """
         seeds, flips = noise
         h = self._cells(seeds, values).astype(np.int64)

@@ -1,13 +1,13 @@
 """Generalized randomized response (paper section 2.2.1)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, _exp, check_indices, grr_perturb, grr_pmf, uint_dtype
+from .base import FrequencyOracle, Reports, check_indices, grr_perturb, grr_pmf, uint_dtype
+from .formulas import grr_pq, grr_variance
 
 __all__ = ["GRR", "GRRReports"]
 
@@ -41,7 +41,7 @@ class GRRReports(Reports):
             raise ValueError(f"GRR reports 'y' must be in [0, domain_size = {d}), found {int(y.max())}")
 
 
-class GRR(FrequencyOracle):
+class GRR(FrequencyOracle[GRRReports]):
     """Generalized randomized response (GRR, also called k-RR / direct encoding).
 
     Each user reports her value ``v`` with probability
@@ -66,7 +66,7 @@ class GRR(FrequencyOracle):
 
     References
     ----------
-    Paper section 2.2.1 (GRR), eq. (``var_grr``).
+    Paper section 2.2.1 (GRR), eq. (1).
     S. L. Warner, "Randomized response", JASA 1965.
     T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
     protocols for frequency estimation", USENIX Security 2017.
@@ -86,10 +86,7 @@ class GRR(FrequencyOracle):
     def __init__(self, epsilon: float, domain_size: int):
         self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
         self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
-        e = _exp(self.epsilon)
-        d = self.domain_size
-        self.q = 1.0 / (e + d - 1)  # section 2.2.1: 1 / (e^eps + d - 1)
-        self.p = e * self.q  # section 2.2.1: e^eps / (e^eps + d - 1)
+        self.p, self.q = grr_pq(self.epsilon, self.domain_size)  # section 2.2.1
 
     @property
     def params(self) -> dict[str, Any]:
@@ -107,15 +104,15 @@ class GRR(FrequencyOracle):
             raise ValueError(f"output_pmf needs domain_size <= {_DENSE_LIMIT}, got {self.domain_size}")
         return grr_pmf(v, self.domain_size, self.p)
 
-    def privatize(self, values, rng=None) -> GRRReports:
+    def privatize(self, values, *, rng=None) -> GRRReports:
         """Perturb each user's value.
 
         Parameters
         ----------
         values : array_like of int
             One value per user, integers in ``[0, domain_size)``.
-        rng : None, int, SeedSequence, BitGenerator or Generator
-            Randomness source (normalised with ``np.random.default_rng``).
+        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
+            Randomness source (:func:`ldp.validation.check_rng`).
 
         Returns
         -------
@@ -123,7 +120,7 @@ class GRR(FrequencyOracle):
         """
         v = check_indices(values, self.domain_size, "values")
         rng = self._rng(rng)
-        y = grr_perturb(v, self.domain_size, self.p, rng)
+        y = grr_perturb(v, self.domain_size, self.p, rng=rng)
         return GRRReports(self.params, y=y.astype(uint_dtype(self.domain_size - 1)))
 
     # ---------------------------------------------------------------- server
@@ -140,5 +137,4 @@ class GRR(FrequencyOracle):
                 - np.searchsorted(ys, candidates, side="left")).astype(np.int64)
 
     def _variance0(self, n: int) -> float:
-        e = math.exp(self.epsilon)
-        return n * ((self.domain_size - 2 + e) / (e - 1)) / (e - 1)  # eq. (var_grr), no overflow of (e-1)**2
+        return float(grr_variance(self.epsilon, self.domain_size, n))  # eq. (1)

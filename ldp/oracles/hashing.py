@@ -45,7 +45,7 @@ chi-square tests.  eps-LDP does not depend on any of this: the seed is
 drawn independently of the value.
 
 The aggregator evaluates the same function in compiled code
-(:mod:`ldp.oracles._kernels`); ``tests/test_oracles.py`` checks that both
+(:mod:`ldp.oracles.kernels`); ``tests/test_oracles.py`` checks that both
 agree exactly.
 
 References

@@ -71,11 +71,10 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_epsilon, check_int
-from ..values import as_values
-from ._hashed import HashedOracle, SeededReports
-from ._hashed_kernels import MODE_HR, hashed_support
+from ..validation import check_epsilon, check_int, check_rng
 from .base import _exp, uint_dtype
+from .hashed import HashedOracle, SeededReports
+from .hashed_kernels import MODE_HR, hashed_support
 
 __all__ = ["HR", "HRReports", "default_blocks", "DEFAULT_BLOCK_SIZE", "max_epsilon"]
 
@@ -156,7 +155,7 @@ class HRReports(SeededReports):
             raise ValueError(f"HR reports 'y' must be in [0, blocks * block_size = {K}), found {int(y.max())}")
 
 
-class HR(HashedOracle):
+class HR(HashedOracle[HRReports]):
     """Hadamard response on a per-user hashed domain (see the module notes).
 
     Parameters
@@ -185,6 +184,8 @@ class HR(HashedOracle):
     ----------
     p, q : float
         Support probabilities of the user's own value and of any other value.
+    normalizer : float
+        ``Z = (b/2) e^eps + K - b/2``: every output has probability ``e^eps/Z`` or ``1/Z``.
     cells : int
         Size ``B (b - 1)`` of the hashed domain.
     K : int
@@ -208,7 +209,8 @@ class HR(HashedOracle):
                    f"at most 2**31 for block_size = {b}; pass blocks to go higher")
         else:
             why = f"(block_size / 2) e^epsilon must be a finite double for block_size = {b}"
-        self._init_common(check_epsilon(epsilon, hi=max_epsilon(b, blocks is None), why=why), m)
+        self.epsilon = check_epsilon(epsilon, hi=max_epsilon(b, blocks is None), why=why)
+        self.m = self._check_m(m)
         B = default_blocks(self.epsilon) if blocks is None else check_int(blocks, "blocks", 1, 2**20)
         if not _is_pow2(B):
             raise ValueError(f"blocks must be a power of two in [1, 2**20], got {B}")
@@ -221,10 +223,10 @@ class HR(HashedOracle):
         self.K = B * b
         e = _exp(self.epsilon)
         half = b / 2
-        self._Z = half * e + self.K - half
-        self.p = half * e / self._Z
-        same_block = (b / 4) * (e + 1) / self._Z
-        other_block = half / self._Z
+        self.normalizer = half * e + self.K - half
+        self.p = half * e / self.normalizer
+        same_block = (b / 4) * (e + 1) / self.normalizer
+        other_block = half / self.normalizer
         self.q = (self.p + (b - 2) * same_block + (B - 1) * (b - 1) * other_block) / self.cells
 
     @property
@@ -238,7 +240,8 @@ class HR(HashedOracle):
         return 64 + (self.K - 1).bit_length()
 
     # ------------------------------------------------------------------ user
-    def _block_row(self, h):
+    def block_row(self, h) -> tuple[np.ndarray, np.ndarray]:
+        """Block ``h // (b - 1)`` and Hadamard row ``h % (b - 1) + 1`` of hashed cells ``h``."""
         h = np.asarray(h, dtype=np.uint64)
         bm1 = np.uint64(self.block_size - 1)
         blk = h // bm1
@@ -246,7 +249,7 @@ class HR(HashedOracle):
 
     def in_set(self, h, y) -> np.ndarray:
         """Whether symbol ``y`` lies in ``C_h`` (elementwise)."""
-        blk, row = self._block_row(h)
+        blk, row = self.block_row(h)
         y = np.asarray(y, dtype=np.uint64)
         b = np.uint64(self.block_size)
         return ((y // b) == blk) & (_parity(row & (y % b)) == 0)
@@ -258,29 +261,9 @@ class HR(HashedOracle):
             raise ValueError(f"output_pmf needs blocks * block_size <= 2**20, got {self.K}")
         e = _exp(self.epsilon)
         inside = self.in_set(np.full(self.K, h, dtype=np.uint64), np.arange(self.K, dtype=np.uint64))
-        return np.where(inside, e, 1.0) / self._Z
+        return np.where(inside, e, 1.0) / self.normalizer
 
-    def privatize(self, values, rng=None) -> HRReports:
-        """Each user's report ``<seed, y>``.
-
-        Parameters
-        ----------
-        values : array_like
-            One ``m``-bit value per user.
-        rng : None, int, SeedSequence, BitGenerator or Generator
-            Randomness.  Draw order: all seeds (independent of the values),
-            then one uniform float per user, one uniform integer in
-            ``[0, K - b/2)`` per user and one in ``[0, b)`` per user
-            (:meth:`draw_noise`).
-
-        Returns
-        -------
-        HRReports
-        """
-        vals = as_values(values, self.m, name="values")
-        return self.apply_noise(vals, self.draw_noise(vals.shape[0], self._rng(rng)))
-
-    def draw_noise(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, ...]:
         """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
 
         Returns ``(seeds, inside, u, t)``: each user's hash seed (uniform
@@ -289,6 +272,7 @@ class HR(HashedOracle):
         and a uniform index in ``[0, b)`` (a symbol inside the block), drawn
         in that order.  None of it depends on the values.
         """
+        rng = check_rng(rng)
         seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
         inside = rng.random(n) < self.p  # y in C_h with probability |C_h| e^eps / Z
         u = rng.integers(0, self.K - self.block_size // 2, size=n, dtype=np.uint64)
@@ -296,13 +280,10 @@ class HR(HashedOracle):
         return seeds, inside, u, t
 
     def apply_noise(self, values: np.ndarray, noise) -> HRReports:
-        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`.
-
-        ``privatize(values, rng) == apply_noise(values, draw_noise(len(values), rng))``.
-        """
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`."""
         seeds, inside, u, t = noise
         h = self._cells(seeds, values)
-        blk, row = self._block_row(h)
+        blk, row = self.block_row(h)
         b, K = self.block_size, self.K
         low = row & (~row + np.uint64(1))  # lowest set bit of the row: flips the parity of row & t
         par = _parity(row & t)
@@ -316,5 +297,5 @@ class HR(HashedOracle):
 
     # ---------------------------------------------------------------- server
     def _support(self, reports: HRReports, candidates: np.ndarray) -> np.ndarray:
-        return hashed_support(reports.seed, self._chunks(candidates), self.cells, MODE_HR, ys=reports.y, b=self.block_size,
-                              blocks=self.blocks)
+        return hashed_support(reports.seed, self._chunks(candidates), self.cells, MODE_HR, ys=reports.y,
+                              b=self.block_size, blocks=self.blocks)

@@ -51,7 +51,7 @@ class OUEReports(Reports):
             raise ValueError(f"OUE reports 'bits' have bits set beyond domain_size = {d}")
 
 
-class OUE(FrequencyOracle):
+class OUE(FrequencyOracle[OUEReports]):
     """Optimized unary encoding (OUE).
 
     The user encodes her value ``v`` as the one-hot vector of length ``d``
@@ -78,7 +78,7 @@ class OUE(FrequencyOracle):
     ----------
     T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
     protocols for frequency estimation", USENIX Security 2017, section 4.3
-    (variance ``4 e^eps / (e^eps - 1)^2 n``, the same as OLH's eq. ``var_olh``).
+    (variance ``4 e^eps / (e^eps - 1)^2 n``, the same as OLH's eq. (3)).
     """
 
     kind = "OUE"
@@ -106,14 +106,14 @@ class OUE(FrequencyOracle):
         probs[v] = self.p
         return probs
 
-    def privatize(self, values, rng=None) -> OUEReports:
+    def privatize(self, values, *, rng=None) -> OUEReports:
         """Each user's perturbed bit vector.
 
         Parameters
         ----------
         values : array_like of int
             One value per user in ``[0, domain_size)``.
-        rng : None, int, SeedSequence, BitGenerator or Generator
+        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
             Randomness source.  Users are processed in batches of
             ``max(1, 2**22 // domain_size)``; per batch one uniform float per
             bit, then one per user for the bit at her value.
@@ -162,4 +162,4 @@ class OUE(FrequencyOracle):
 
     def _variance0(self, n: int) -> float:
         e = math.exp(self.epsilon)
-        return n * 4 * (e / (e - 1)) / (e - 1)  # Wang et al. 2017, OUE variance (= eq. var_olh), no overflow
+        return n * 4 * (e / (e - 1)) / (e - 1)  # Wang et al. 2017, OUE variance (= eq. (3)), no overflow

@@ -131,7 +131,7 @@ def _user_noise(plan: Plan, users: np.ndarray, labels: np.ndarray, root: np.rand
         for g in range(G):
             pick = None if whole else rk[lab == g]
             for j, o in enumerate(oracles[g]):
-                d = o.draw_noise(int(cnt[g]), gen)
+                d = o.draw_noise(int(cnt[g]), rng=gen)
                 parts[g][j].append(d if pick is None else tuple(a[pick] for a in d))
     return [[tuple(np.concatenate([d[i] for d in lst]) for i in range(len(lst[0]))) for lst in row]
             for row in parts]

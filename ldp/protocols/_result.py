@@ -334,7 +334,7 @@ class ProtocolReports:
         :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
         file is refused as the wrong kind.
         """
-        from ..oracles.base import _REGISTRY
+        from ..oracles import reports_class
 
         meta, arrays = _reportfile.read(path, _reportfile.PROTOCOL_REPORTS)
         try:
@@ -343,7 +343,7 @@ class ProtocolReports:
             for g, row in enumerate(meta["oracles"]):
                 rs = []
                 for j, params in enumerate(row):
-                    kind = _REGISTRY[params["kind"]]
+                    kind = reports_class(params["kind"])
                     rs.append(kind(params, **{name: arrays[f"r{g}_{j}_{name}"] for name in kind.fields}))
                 reports.append(rs)
             return cls(meta["protocol"], meta["params"], plan, arrays["labels"], reports,

@@ -17,7 +17,7 @@ __all__ = ["PEM"]
 def _optimized(n, m, k, epsilon, query_limit):
     from .. import analysis
 
-    return analysis.optimize_pem(n, m, k, epsilon, query_limit=query_limit)
+    return analysis.optimize_pem(epsilon, k, m, n=n, query_limit=query_limit)
 
 
 class PEM(HeavyHitterProtocol):
@@ -102,10 +102,10 @@ class PEM(HeavyHitterProtocol):
             if eta is None and etas is None and g is None:
                 raise ValueError("an explicit PEM configuration needs one of eta, etas or g "
                                  "(the bits added per round)")
-            self._config = analysis.pem_config(self.m, self.k, **given)
+            self._config = analysis.pem_config(self.k, self.m, **given)
         else:
             self._config = None
-            need = analysis.min_query_limit(self.m, self.k)
+            need = analysis.min_query_limit(self.k, self.m)
             if self.query_limit < need:
                 raise ValueError(f"query_limit = {self.query_limit} is too small for PEM with m = {self.m}, "
                                  f"k = {self.k}: the smallest limit that admits a configuration is {need}")
@@ -122,7 +122,7 @@ class PEM(HeavyHitterProtocol):
 
         if hasattr(analysis, "optimize_pem"):
             return _optimized(int(n), self.m, self.k, self.epsilon, self.query_limit)
-        return analysis.pem_default_config(self.m, self.k, query_limit=self.query_limit)
+        return analysis.pem_default_config(self.k, self.m, query_limit=self.query_limit)
 
     @property
     def params(self) -> dict:

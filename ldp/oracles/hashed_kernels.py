@@ -28,7 +28,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import _mix  # splitmix64's output function, shared with OLH's kernel
+from .kernels import mix64  # splitmix64's output function, shared with OLH's kernel
 
 __all__ = ["hashed_support", "MODE_HR", "MODE_CMS"]
 
@@ -90,10 +90,10 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
                     U[base + h] = (row[h >> 3] >> (7 - (h & 7))) & 1
         for k in range(nb):
             s = seeds[start + k] + gamma
-            B0[k] = _mix(s)
+            B0[k] = mix64(s)
             for c in range(C):
                 s = s + gamma
-                A[c, k] = _mix(s)
+                A[c, k] = mix64(s)
         for ci in range(0, nc, 4):  # tiles of 4 candidates share the coefficient loads
             w = min(4, nc - ci)
             for i in range(4):

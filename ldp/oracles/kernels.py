@@ -44,7 +44,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["olh_support", "olh_indicators", "DEFAULT_BLOCK"]
+__all__ = ["olh_support", "olh_indicators", "mix64", "DEFAULT_BLOCK"]
 
 #: reports per block (coefficients of one block fit in L1/L2)
 DEFAULT_BLOCK = 2048
@@ -55,7 +55,8 @@ _PAD = 24
 
 
 @njit(inline="always", cache=True)
-def _mix(z):
+def mix64(z):
+    """splitmix64's output function (compiled; :func:`ldp.oracles.hashing.splitmix64_mix` on arrays)."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
@@ -74,10 +75,10 @@ def _expand_block(seeds, ys, start, stop, C, dp, lo_tab, A, Bp, T):
     for j in range(start, stop):
         k = j - start
         s = seeds[j] + np.uint64(0x9E3779B97F4A7C15)
-        b = _mix(s)
+        b = mix64(s)
         for c in range(C):
             s = s + np.uint64(0x9E3779B97F4A7C15)
-            A[c, k] = _mix(s)
+            A[c, k] = mix64(s)
         if use_tab:
             lo = lo_tab[ys[j]]
             hi = lo_tab[ys[j] + 1]
@@ -264,15 +265,17 @@ def _g_last1(A, c, T, nb, acc, x0, x1, x2, x3):
 @njit(inline="always", cache=True)
 def _g_tile(A, Bp, T, nb, C, X, acc):
     """Counts of 4 candidates (chunks ``X[c, i]``, ``X`` of shape ``(C, 4)``)."""
-    _g_first(A, Bp, nb, acc, np.uint64(X[0, 0]), np.uint64(X[1, 0]), np.uint64(X[0, 1]), np.uint64(X[1, 1]), np.uint64(X[0, 2]), np.uint64(X[1, 2]), np.uint64(X[0, 3]), np.uint64(X[1, 3]))
+    _g_first(A, Bp, nb, acc, np.uint64(X[0, 0]), np.uint64(X[1, 0]), np.uint64(X[0, 1]), np.uint64(X[1, 1]),
+             np.uint64(X[0, 2]), np.uint64(X[1, 2]), np.uint64(X[0, 3]), np.uint64(X[1, 3]))
     c = 2
     while C - c > 2:
         _g_middle(A, c, nb, acc, np.uint64(X[c, 0]), np.uint64(X[c + 1, 0]), np.uint64(X[c, 1]), np.uint64(X[c + 1, 1]),
                   np.uint64(X[c, 2]), np.uint64(X[c + 1, 2]), np.uint64(X[c, 3]), np.uint64(X[c + 1, 3]))
         c += 2
     if C - c == 2:
-        return _g_last2(A, c, T, nb, acc, np.uint64(X[c, 0]), np.uint64(X[c + 1, 0]), np.uint64(X[c, 1]), np.uint64(X[c + 1, 1]),
-                        np.uint64(X[c, 2]), np.uint64(X[c + 1, 2]), np.uint64(X[c, 3]), np.uint64(X[c + 1, 3]))
+        return _g_last2(A, c, T, nb, acc, np.uint64(X[c, 0]), np.uint64(X[c + 1, 0]), np.uint64(X[c, 1]),
+                        np.uint64(X[c + 1, 1]), np.uint64(X[c, 2]), np.uint64(X[c + 1, 2]), np.uint64(X[c, 3]),
+                        np.uint64(X[c + 1, 3]))
     return _g_last1(A, c, T, nb, acc, np.uint64(X[c, 0]), np.uint64(X[c, 1]), np.uint64(X[c, 2]), np.uint64(X[c, 3]))
 
 

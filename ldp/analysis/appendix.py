@@ -1,0 +1,302 @@
+"""The appendix of the paper: Proposition 1 and Lemma 1, and the simpler joint estimator for SPM.
+
+* :func:`lemma1_E`, :func:`prop1_A`, :func:`prop1_P1`, :func:`prop1_P2`,
+  :func:`prop1_grid` -- Proposition 1 (partitioning users beats splitting the
+  budget) and Lemma 1, with eq. (6);
+* :func:`spm_pq`, :func:`spm_joint_estimate_pair`, :func:`spm_joint_estimate`,
+  :func:`spm_joint_estimates` -- the joint count estimates of "Simpler Joint
+  Estimation".
+
+References
+----------
+.. [PEM] T. Wang, N. Li, S. Jha, "Locally Differentially Private Heavy Hitter
+   Identification", appendix.
+"""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+from scipy.stats import norm
+
+from ..oracles.formulas import olh_pq
+from ..validation import check_epsilons, check_int, check_population, check_pq
+
+__all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_grid", "spm_pq", "spm_joint_estimate_pair",
+           "spm_joint_estimate", "spm_joint_estimates"]
+
+
+# ---------------------------------------------------------------------------
+# Proposition 1 and Lemma 1
+# ---------------------------------------------------------------------------
+def lemma1_E(epsilon):
+    """``E(eps) = ((e^eps - 1)/e^(eps/2))^2 = 4 sinh^2(eps/2)`` (appendix, Lemma 1).
+
+    Accepts ``epsilon >= 0`` (``E(0) = 0``), scalar or array.
+    """
+    e = np.asarray(epsilon, dtype=float)
+    if not np.all(np.isfinite(e)) or np.any(e < 0):
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    out = np.expm1(e) ** 2 / np.exp(e)  # ((e^eps - 1)/e^(eps/2))^2
+    return out[()] if out.ndim == 0 else out
+
+
+def prop1_A(k, j, N):
+    """``A = Phi^{-1}((k - j)/N)`` of the appendix (``< 0`` when ``k - j < N/2``)."""
+    k, j, N = (np.asarray(x, dtype=float) for x in (k, j, N))
+    if np.any(k < 1) or np.any(j < 1) or np.any(j > k) or np.any(N <= 0):
+        raise ValueError("need 1 <= j <= k and N > 0")
+    out = norm.ppf((k - j) / N)
+    return out[()] if out.ndim == 0 else out
+
+
+def _prop1_args(epsilon, g, f, n, A):
+    e = check_epsilons(epsilon)
+    g = np.asarray(g, dtype=float)
+    if np.any(g < 1) or np.any(g != np.floor(g)):
+        raise ValueError(f"g must be integers >= 1, got {g!r}")
+    f = np.asarray(f, dtype=float)
+    if np.any(f <= 0) or np.any(f > 1):
+        raise ValueError(f"f must be frequencies in (0, 1], got {f!r}")
+    n = check_population(n)
+    A = np.asarray(A, dtype=float)
+    if np.any(np.isnan(A)):
+        raise ValueError("A must be a real number (Phi^{-1}((k-j)/N))")
+    B = f / 2.0 * (1.0 - f / 2.0)   # B = f_j/2 (1 - f_j/2)
+    C = f * np.sqrt(n) / 2.0        # C = f_j sqrt(n)/2, n = all users (see Notes of prop1_P1)
+    return e, g, A, B, C
+
+
+def prop1_P1(epsilon, g, f, n, A):
+    """Argument of Phi in eq. (6) when the users are partitioned (appendix).
+
+    ``P1 = A/sqrt(1 + B E(eps)) + C/sqrt(g/E(eps) + g B)``, with
+    ``B = f/2 (1 - f/2)``, ``C = f sqrt(n)/2``: each of ``g`` groups of
+    ``n/g`` users answers one question with the full ``eps``.
+
+    Parameters
+    ----------
+    epsilon : float or array
+        Total privacy budget.
+    g : int or array
+        Number of questions (groups).
+    f : float or array
+        Frequency ``f_j`` in (0, 1].
+    n : float or array
+        Total number of users.
+    A : float or array
+        ``Phi^{-1}((k-j)/N)`` (see :func:`prop1_A`).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The appendix writes ``C = f_j sqrt(n[i])/2``; for ``P1`` and ``P2`` to be
+    eq. (6) with ``n/g`` users at ``eps`` and ``n`` users at
+    ``eps/g`` respectively, ``n`` here must be the total population (a group
+    of ``n/g`` gives ``C sqrt(E/g)`` in the numerator, which is how ``g``
+    enters ``P1``).  ``Phi(P1)`` is then the identification probability.
+    Both use the appendix's OLH with ``p = 1/2``, ``q = 1/(e^eps + 1)``.
+
+    References
+    ----------
+    [PEM] appendix, proof of Proposition 1, eq. (6).
+    """
+    e, g, A, B, C = _prop1_args(epsilon, g, f, n, A)
+    E = lemma1_E(e)
+    out = np.asarray(A / np.sqrt(1.0 + B * E) + C / np.sqrt(g / E + g * B))
+    return out[()] if out.ndim == 0 else out
+
+
+def prop1_P2(epsilon, g, f, n, A):
+    """Argument of Phi in eq. (6) when each user splits ``eps`` over ``g`` questions.
+
+    ``P2 = A/sqrt(1 + B E(eps/g)) + C/sqrt(1/E(eps/g) + B)`` (all ``n``
+    users answer each question with ``eps/g``).  Parameters as in
+    :func:`prop1_P1`.
+
+    References
+    ----------
+    [PEM] appendix, proof of Proposition 1.
+    """
+    e, g, A, B, C = _prop1_args(epsilon, g, f, n, A)
+    Eg = lemma1_E(e / g)
+    out = np.asarray(A / np.sqrt(1.0 + B * Eg) + C / np.sqrt(1.0 / Eg + B))
+    return out[()] if out.ndim == 0 else out
+
+
+def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None, N: float | None = None):
+    """Proposition 1 and Lemma 1 over a grid, as a pandas DataFrame.
+
+    Parameters
+    ----------
+    epsilons, gs, fs : sequences
+        Grid of total budgets, numbers of questions ``g >= 1`` and frequencies.
+    n : float
+        Total number of users.
+    A : float, optional
+        ``Phi^{-1}((k-j)/N)``; default computed from ``k``, ``j``, ``N``.
+    k, j, N : optional
+        Used when ``A`` is None: ``k = 16``, ``j = k // 2`` and
+        ``N = k (2^10 - 1)`` (``eta = 10``) by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``epsilon, g, f, n, A, P1, P2, P1_gt_P2, prob_partition,
+        prob_split, E_eps_over_g, E_eps_div_g, lemma1_holds, B0_condition``:
+        ``prob_*`` are ``Phi(P1)``, ``Phi(P2)``; ``lemma1_holds`` is
+        ``E(eps/g) < E(eps)/g`` (strict, so False at ``g = 1``);
+        ``B0_condition`` is ``P1 > P2`` with ``B = 0`` (the case the proof covers).
+    """
+    import pandas as pd
+
+    if A is None:
+        k = check_int(k, "k", 1)
+        j = max(1, k // 2) if j is None else check_int(j, "j", 1, k)
+        N = k * (2**10 - 1) if N is None else N
+        A = float(prop1_A(k, j, N))
+    ee, gg, ff = np.meshgrid(np.asarray(epsilons, float), np.asarray(gs, float), np.asarray(fs, float),
+                             indexing="ij")
+    ee, gg, ff = ee.ravel(), gg.ravel(), ff.ravel()
+    P1 = prop1_P1(ee, gg, ff, n, A)
+    P2 = prop1_P2(ee, gg, ff, n, A)
+    E1, E2 = lemma1_E(ee / gg), lemma1_E(ee) / gg
+    C = ff * math.sqrt(float(n)) / 2
+    P1_B0 = A + C * np.sqrt(lemma1_E(ee) / gg)
+    P2_B0 = A + C * np.sqrt(E1)
+    return pd.DataFrame(dict(epsilon=ee, g=gg.astype(int), f=ff, n=float(n), A=A, P1=P1, P2=P2,
+                             P1_gt_P2=P1 > P2, prob_partition=norm.cdf(P1), prob_split=norm.cdf(P2),
+                             E_eps_over_g=E1, E_eps_div_g=E2, lemma1_holds=E1 < E2,
+                             B0_condition=P1_B0 > P2_B0))
+
+
+# ---------------------------------------------------------------------------
+# Simpler joint estimation for SPM (appendix)
+# ---------------------------------------------------------------------------
+def spm_pq(epsilon: float, *, reading: str = "appendix") -> tuple[float, float]:
+    """OLH ``(p, q)`` for the joint estimator.
+
+    ``reading="appendix"``: ``p = 1/2``, ``q = 1/(e^eps + 1)`` (real
+    ``d' = e^eps + 1``); ``reading="section2"``: ``d' = ceil(e^eps + 1)``,
+    ``p = e^eps/(e^eps + d' - 1)``, ``q = 1/d'``.  ``epsilon`` is the budget
+    of one report (SPM gives each of its three reports ``eps/3``).
+    """
+    if reading == "appendix":
+        return olh_pq(epsilon, d_prime="real")
+    if reading == "section2":
+        return olh_pq(epsilon)
+    raise ValueError(f"reading must be 'appendix' or 'section2', got {reading!r}")
+
+
+def spm_joint_estimate_pair(I_ab, n_a, n_b, n, p, q):
+    """Appendix's joint count estimate of a pattern pair ``(a, b)``.
+
+    ``n_ab = (I_ab - (n_a + n_b) q (p - q) - n q^2) / (p - q)^2``
+
+    Parameters
+    ----------
+    I_ab : array_like
+        Reports supporting both ``a`` (segment i) and ``b`` (segment j).
+    n_a, n_b : array_like
+        Unbiased estimates of the counts of ``a`` and ``b`` in the same group.
+    n : float
+        Users in the group.
+    p, q : float
+        Support probabilities (see :func:`spm_pq`).
+
+    Returns
+    -------
+    ndarray or float
+        Unbiased when ``n_a``, ``n_b`` are and each report supports
+        independently with probability ``p`` (own pattern) or ``q``.
+
+    References
+    ----------
+    [PEM] appendix, "Simpler Joint Estimation".
+    """
+    p, q = check_pq(p, q, closed=True)
+    n = float(check_population(n))
+    I_ab, n_a, n_b = (np.asarray(x, dtype=float) for x in (I_ab, n_a, n_b))
+    out = (I_ab - (n_a + n_b) * q * (p - q) - n * q**2) / (p - q) ** 2  # appendix, n~_a^b
+    return out[()] if out.ndim == 0 else out
+
+
+def spm_joint_estimate(I_V, subset_sums, n, p, q):
+    """Appendix's joint estimate for ``|V| = r`` answers (inclusion-exclusion).
+
+    ``n_V = (I_V - sum_{i=0}^{r-1} n*_{V(i)} q^(r-i) (p-q)^i) / (p-q)^r``
+
+    Parameters
+    ----------
+    I_V : array_like
+        Reports supporting all ``r`` answers of ``V``.
+    subset_sums : sequence of array_like, length r - 1
+        ``subset_sums[i-1] = n*_{V(i)}``: the sum of the joint estimates over
+        all size-``i`` subsets of ``V`` (``i = 1..r-1``); ``n*_{V(0)} = n``.
+    n : float
+        Users in the group.
+    p, q : float
+        Support probabilities.
+
+    Returns
+    -------
+    ndarray or float
+
+    Notes
+    -----
+    With ``r = 1`` this is OLH's ``(I - n q)/(p - q)`` and with ``r = 2`` it
+    is :func:`spm_joint_estimate_pair`.  The appendix reuses the letter ``n``
+    for ``|V|``; here ``r = |V|``.
+
+    References
+    ----------
+    [PEM] appendix, "Simpler Joint Estimation".
+    """
+    p, q = check_pq(p, q, closed=True)
+    n = float(check_population(n))
+    r = len(subset_sums) + 1
+    acc = n * q**r                                         # i = 0: n*_{V(0)} = n
+    for i, s in enumerate(subset_sums, start=1):
+        acc = acc + np.asarray(s, dtype=float) * q ** (r - i) * (p - q) ** i
+    out = (np.asarray(I_V, dtype=float) - acc) / (p - q) ** r  # appendix, n~_V
+    return out[()] if out.ndim == 0 else out
+
+
+def spm_joint_estimates(supports, n, p, q) -> dict:
+    """Joint estimates for every subset of a set of answers, recursively.
+
+    Parameters
+    ----------
+    supports : mapping
+        ``{subset: I_S}`` for every non-empty subset ``S`` of ``V`` (keys:
+        frozensets, or tuples/sets, of answer labels): ``I_S`` counts the
+        reports supporting every answer in ``S``.
+    n, p, q
+        As in :func:`spm_joint_estimate`.
+
+    Returns
+    -------
+    dict
+        ``{frozenset(S): n~_S}`` for every non-empty subset.
+    """
+    sup = {frozenset(k): v for k, v in supports.items()}
+    if not sup:
+        raise ValueError("supports must not be empty")
+    V = frozenset().union(*sup)
+    for r in range(1, len(V) + 1):
+        for members in combinations(sorted(V, key=repr), r):
+            if frozenset(members) not in sup:
+                raise ValueError(f"supports lacks the subset {set(members)!r}; every non-empty subset of V is needed")
+    est: dict = {}
+    for r in range(1, len(V) + 1):
+        for members in combinations(sorted(V, key=repr), r):
+            S = frozenset(members)
+            sums = [sum(est[frozenset(T)] for T in combinations(members, i)) for i in range(1, r)]
+            est[S] = spm_joint_estimate(sup[S], sums, n, p, q)
+    return est
+
+

@@ -1,0 +1,103 @@
+"""What OLH, HR and CMS share: a per-user hash seed in every report, and the hash to a cell.
+
+The three oracles (:mod:`ldp.oracles.olh`, :mod:`ldp.oracles.hr`,
+:mod:`ldp.oracles.cms`) hash the user's value with her own member of the
+seeded family of :mod:`ldp.oracles.hashing` into ``[cells]`` and randomize the
+cell; the seed is drawn independently of the value and sent with the report.
+Their randomness is split from the values (``draw_noise`` / ``apply_noise``),
+so that a protocol can draw it per block of users before any value is seen.
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Generic
+
+import numpy as np
+
+from ..validation import check_int
+from ..values import MAX_BITS, as_values, to_chunks32
+from . import hashing
+from .base import FrequencyOracle, R, Reports
+
+__all__ = ["SeededReports", "HashedOracle"]
+
+
+class SeededReports(Reports):
+    """Reports whose first array is each user's ``uint64`` hash seed."""
+
+    @property
+    def seed(self) -> np.ndarray:
+        """``uint64`` seed of each user's hash function (:mod:`ldp.oracles.hashing`)."""
+        return self._arrays["seed"]
+
+    def _check_seed(self) -> None:
+        seed = self._arrays["seed"]
+        if seed.ndim != 1 or seed.dtype != np.uint64:
+            raise ValueError(f"{self.kind} reports 'seed' must be a 1-D uint64 array, got {seed.dtype} {seed.shape}")
+
+
+class HashedOracle(FrequencyOracle[R], Generic[R]):
+    """Base of the oracles that hash each user's value to a cell of ``[cells]`` first.
+
+    Subclasses set :attr:`m` and :attr:`cells` and implement
+    :meth:`draw_noise` (the value-independent randomness of ``n`` users) and
+    :meth:`apply_noise` (the reports of given values with that randomness).
+    """
+
+    cells: int
+    m: int
+
+    def _check_m(self, m) -> int:
+        return check_int(m, "m", lo=1, hi=MAX_BITS)
+
+    def cell(self, seeds, values) -> np.ndarray:
+        """``H_seed(v)`` in ``[0, cells)`` for paired seeds and values (client-side code).
+
+        A scalar seed is used for every value.
+        """
+        vals = as_values(values, self.m, name="values")
+        seeds = np.asarray(seeds, dtype=np.uint64)
+        if seeds.ndim == 0:
+            seeds = np.full(vals.shape[0], seeds, dtype=np.uint64)
+        return hashing.hash_values(seeds, vals, self.m, self.cells)
+
+    def _cells(self, seeds: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``H_seed(v)`` for canonical ``values`` (possibly none), as ``apply_noise`` needs it."""
+        return hashing.reduce_to_range(hashing.hash_u32(seeds, to_chunks32(values, self.m)), self.cells)
+
+    def _check_candidates(self, candidates) -> np.ndarray:
+        return as_values(candidates, self.m, name="candidates")
+
+    def _chunks(self, candidates: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(to_chunks32(candidates, self.m).T)
+
+    # ------------------------------------------------------------------ user
+    def privatize(self, values, *, rng=None) -> R:
+        """Each user's report: her hash seed and her randomized cell.
+
+        Parameters
+        ----------
+        values : array_like
+            One ``m``-bit value per user (canonical representation of
+            :mod:`ldp.values`; for ``m <= 64`` integers or a ``uint64`` array).
+        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
+            Randomness source (:func:`ldp.validation.check_rng`), drawn in the
+            order :meth:`draw_noise` states, all of it before any value is
+            used: ``privatize(values, rng=r) == apply_noise(values,
+            draw_noise(len(values), rng=r))``.
+
+        Returns
+        -------
+        Reports
+            The oracle's reports class.
+        """
+        vals = as_values(values, self.m, name="values")
+        return self.apply_noise(vals, self.draw_noise(vals.shape[0], rng=rng))
+
+    @abstractmethod
+    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, ...]:
+        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen."""
+
+    @abstractmethod
+    def apply_noise(self, values: np.ndarray, noise) -> R:
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`."""
