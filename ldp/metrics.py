@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .values import value_keys
+from .values import match_sorted, value_keys
 
 __all__ = ["f1", "precision_recall", "ncr", "squared_error"]
 
@@ -155,10 +155,9 @@ def squared_error(true_counts, estimates, found=None, true_top=None) -> float:
         _distinct(fk, "found")
         _distinct(tk, "true_top")
         order = np.argsort(tk)
-        pos = np.searchsorted(tk[order], fk) if tk.shape[0] else np.zeros(0, int)
-        posc = np.minimum(pos, max(tk.shape[0] - 1, 0))
-        hit = (tk.shape[0] > 0) & (tk[order][posc] == fk) if tk.shape[0] else np.zeros(fk.shape[0], bool)
-        tc = tc[order][posc[hit]]
+        pos = match_sorted(t[order], f)  # index of each found value among the sorted true values, -1 if absent
+        hit = pos >= 0
+        tc = tc[order][pos[hit]]
         est = est[hit]
     elif tc.shape != est.shape:
         raise ValueError(f"true_counts and estimates must have the same shape, got {tc.shape} and {est.shape}")

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .validation import check_rng
+
 __all__ = [
     "PAD_BYTE",
     "MAX_BITS",
@@ -294,11 +296,11 @@ def uniform(n: int, m: int, *, rng=None) -> np.ndarray:
     """``n`` independent uniform ``m``-bit values in the canonical representation.
 
     Values may repeat (use :func:`ldp.datasets.random_distinct_values` for
-    distinct ones).  ``rng`` follows SPEC 7.
+    distinct ones).  ``rng`` (keyword-only) follows SPEC 7 (:func:`ldp.validation.check_rng`).
     """
     m = _check_m(m)
     W = n_words(m)
-    words = np.random.default_rng(rng).integers(0, 2**64, size=(n, W), dtype=np.uint64)
+    words = check_rng(rng).integers(0, 2**64, size=(n, W), dtype=np.uint64)
     top = m - 64 * (W - 1)
     if top < 64:
         words[:, 0] &= np.uint64((1 << top) - 1)

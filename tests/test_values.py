@@ -1,6 +1,8 @@
 """m-bit values: encoding, prefixes, extension, validation (ldp.values)."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ldp
 from ldp import values as V
@@ -85,3 +87,105 @@ def test_uniform_values_fit_and_reproduce(m):
     np.testing.assert_array_equal(a, V.uniform(2000, m, rng=5))
     top = V.prefix(a, m, 1)
     assert 0.4 < float(np.mean(top == 1)) < 0.6  # leading bit is used (binomial, ~9 sigma band)
+
+
+# ---------------------------------------------------------------------------
+# properties (hypothesis; derandomized, so every run checks the same examples)
+# ---------------------------------------------------------------------------
+PROPERTY = settings(derandomize=True, database=None, deadline=None, max_examples=150)
+
+
+@st.composite
+def widths_and_ints(draw, max_m=300, min_size=1, max_size=12):
+    """A width m and a list of m-bit Python integers (small and large ones, both ends of the range)."""
+    m = draw(st.integers(1, max_m))
+    ints = draw(st.lists(st.one_of(st.integers(0, 2**m - 1), st.sampled_from([0, 2**m - 1])),
+                         min_size=min_size, max_size=max_size))
+    return m, ints
+
+
+@PROPERTY
+@given(widths_and_ints())
+def test_property_from_ints_to_ints_round_trip(mi):
+    m, ints = mi
+    arr = V.from_ints(ints, m)
+    assert arr.dtype == np.uint64 and arr.shape == ((len(ints),) if m <= 64 else (len(ints), V.n_words(m)))
+    assert V.to_ints(arr) == ints
+    assert V.as_values(arr, m) is arr  # canonical arrays pass through
+
+
+@PROPERTY
+@given(widths_and_ints(), st.data())
+def test_property_prefix_is_a_right_shift(mi, data):
+    m, ints = mi
+    L = data.draw(st.integers(1, m))
+    got = V.prefix(V.from_ints(ints, m), m, L)
+    assert V.to_ints(got) == [v >> (m - L) for v in ints]
+    assert V.as_values(got, L) is not None  # an L-bit canonical array
+
+
+@PROPERTY
+@given(widths_and_ints(max_m=200, max_size=4), st.integers(1, 4))
+def test_property_extend_then_prefix_gives_back_the_prefixes(mi, eta):
+    length, ints = mi
+    ext = V.extend(V.from_ints(ints, length), length, eta)
+    assert V.to_ints(ext) == [(c << eta) | s for c in ints for s in range(1 << eta)]
+    back = V.prefix(ext, length + eta, length)
+    assert V.to_ints(back) == [c for c in ints for _ in range(1 << eta)]
+
+
+@PROPERTY
+@given(st.integers(1, 200), st.integers(1, 200), st.data())
+def test_property_concat_is_shift_or(a_bits, b_bits, data):
+    n = data.draw(st.integers(1, 6))
+    left = data.draw(st.lists(st.integers(0, 2**a_bits - 1), min_size=n, max_size=n))
+    right = data.draw(st.lists(st.integers(0, 2**b_bits - 1), min_size=n, max_size=n))
+    both = V.concat(V.from_ints(left, a_bits), a_bits, V.from_ints(right, b_bits), b_bits)
+    assert V.to_ints(both) == [(x << b_bits) | y for x, y in zip(left, right)]
+    assert V.to_ints(V.prefix(both, a_bits + b_bits, a_bits)) == left
+
+
+@PROPERTY
+@given(widths_and_ints())
+def test_property_chunks32_rebuild_the_integer(mi):
+    m, ints = mi
+    chunks = V.to_chunks32(V.from_ints(ints, m), m)
+    assert chunks.shape == (len(ints), V.n_chunks(m)) and chunks.dtype == np.uint32
+    rebuilt = [sum(int(c) << (32 * (chunks.shape[1] - 1 - i)) for i, c in enumerate(row)) for row in chunks]
+    assert rebuilt == ints
+
+
+@PROPERTY
+@given(widths_and_ints(min_size=2, max_size=20))
+def test_property_value_keys_sort_like_the_integers(mi):
+    m, ints = mi
+    keys = V.value_keys(V.from_ints(ints, m))
+    assert [ints[i] for i in np.argsort(keys, kind="stable")] == sorted(ints)
+    distinct, counts, inverse = V.group_values(V.from_ints(ints, m))
+    assert V.to_ints(distinct) == sorted(set(ints)) and counts.sum() == len(ints)
+    assert [V.to_ints(distinct)[i] for i in inverse] == ints
+
+
+_NO_TRAILING_PAD = st.text(max_size=12).filter(lambda s: not s.endswith(" "))
+
+
+@PROPERTY
+@given(st.lists(_NO_TRAILING_PAD, min_size=1, max_size=6), st.integers(0, 8))
+def test_property_encode_decode_round_trip(strings, extra):
+    """Strings that fit (and do not end in the pad byte) come back as they were; bytes come back padded."""
+    nbytes = max(1, max(len(s.encode("utf-8")) for s in strings)) + extra
+    vals = ldp.encode(strings, nbytes)
+    assert ldp.decode(vals, nbytes) == strings
+    raw = ldp.decode(vals, nbytes, strip=False, as_bytes=True)
+    assert raw == [s.encode("utf-8").ljust(nbytes, V.PAD_BYTE) for s in strings]
+    # the prefix of 8 j bits is the first j bytes
+    j = max(1, nbytes // 2)
+    assert ldp.decode(V.prefix(vals, 8 * nbytes, 8 * j), j, strip=False, as_bytes=True) == [r[:j] for r in raw]
+
+
+@PROPERTY
+@given(st.lists(st.binary(max_size=10), min_size=1, max_size=6), st.integers(1, 10))
+def test_property_truncated_encode_keeps_the_first_bytes(blobs, nbytes):
+    vals = ldp.encode(blobs, nbytes, truncate=True)
+    assert ldp.decode(vals, nbytes, strip=False, as_bytes=True) == [b[:nbytes].ljust(nbytes, V.PAD_BYTE)
+                                                                      for b in blobs]
