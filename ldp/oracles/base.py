@@ -77,6 +77,18 @@ class Reports:
     def _validate(self) -> None:  # pragma: no cover - overridden
         pass
 
+    def _check_symbols(self, name: str, size: int, what: str) -> None:
+        """Raise unless array ``name`` is 1-D, of :func:`uint_dtype` ``(size - 1)``, with values below ``size``.
+
+        ``what`` names ``size`` in the message (e.g. ``"d_prime = 11"``).
+        """
+        a = self._arrays[name]
+        dt = uint_dtype(size - 1)
+        if a.ndim != 1 or a.dtype != dt:
+            raise ValueError(f"{self.kind} reports {name!r} must be a 1-D {dt} array, got {a.dtype} of shape {a.shape}")
+        if a.size and int(a.max()) >= size:
+            raise ValueError(f"{self.kind} reports {name!r} must be in [0, {what}), found {int(a.max())}")
+
     # ------------------------------------------------------------ access
     @property
     def params(self) -> dict[str, Any]:
@@ -365,10 +377,8 @@ class FrequencyOracle(ABC, Generic[R]):
 
         Parameters
         ----------
-        reports : Reports
-            Output of :meth:`privatize` of an oracle with the same parameters.
-        candidates : array_like
-            Values to estimate.
+        reports, candidates
+            As in :meth:`support`.
 
         Returns
         -------

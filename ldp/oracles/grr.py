@@ -33,12 +33,7 @@ class GRRReports(Reports):
 
     def _validate(self) -> None:
         d = int(self._params["domain_size"])
-        y = self._arrays["y"]
-        if y.ndim != 1 or y.dtype != uint_dtype(d - 1):
-            raise ValueError(f"GRR reports 'y' must be a 1-D {uint_dtype(d - 1)} array, got "
-                             f"{y.dtype} of shape {y.shape}")
-        if y.size and int(y.max()) >= d:
-            raise ValueError(f"GRR reports 'y' must be in [0, domain_size = {d}), found {int(y.max())}")
+        self._check_symbols("y", d, f"domain_size = {d}")
 
 
 class GRR(FrequencyOracle[GRRReports]):

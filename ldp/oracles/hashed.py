@@ -19,7 +19,7 @@ from ..values import MAX_BITS, as_values, to_chunks32
 from . import hashing
 from .base import FrequencyOracle, R, Reports
 
-__all__ = ["SeededReports", "HashedOracle"]
+__all__ = ["SeededReports", "SymbolReports", "HashedOracle"]
 
 
 class SeededReports(Reports):
@@ -34,6 +34,28 @@ class SeededReports(Reports):
         seed = self._arrays["seed"]
         if seed.ndim != 1 or seed.dtype != np.uint64:
             raise ValueError(f"{self.kind} reports 'seed' must be a 1-D uint64 array, got {seed.dtype} {seed.shape}")
+
+
+class SymbolReports(SeededReports):
+    """Reports ``(seed, y)``: each user's hash seed and one output symbol ``y`` in ``[0, size)``.
+
+    Subclasses give the symbol range from their parameters (:meth:`_symbol_range`).
+    """
+
+    fields = ("seed", "y")
+
+    @property
+    def y(self) -> np.ndarray:
+        """Each user's output symbol (smallest unsigned dtype holding the range)."""
+        return self._arrays["y"]
+
+    def _symbol_range(self) -> tuple[int, str]:  # pragma: no cover - overridden
+        """``(size, how the message names it)`` of the symbols."""
+        raise NotImplementedError
+
+    def _validate(self) -> None:
+        self._check_seed()
+        self._check_symbols("y", *self._symbol_range())
 
 
 class HashedOracle(FrequencyOracle[R], Generic[R]):

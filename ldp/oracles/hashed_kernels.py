@@ -94,7 +94,10 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
             for c in range(C):
                 s = s + gamma
                 A[c, k] = mix64(s)
-        for ci in range(0, nc, 4):  # tiles of 4 candidates share the coefficient loads
+        # tiles of 4 candidates share the coefficient loads; the tile loop has the shape of OLH's
+        # general-C kernel (ldp.oracles.kernels) on purpose: a deliberate numba specialisation with
+        # HR's and CMS's support tests inlined in place of OLH's single compare
+        for ci in range(0, nc, 4):
             w = min(4, nc - ci)
             for i in range(4):
                 for c in range(C):

@@ -73,7 +73,7 @@ import numpy as np
 
 from ..validation import check_epsilon, check_int, check_rng
 from .base import _exp, uint_dtype
-from .hashed import HashedOracle, SeededReports
+from .hashed import HashedOracle, SymbolReports
 from .hashed_kernels import MODE_HR, hashed_support
 
 __all__ = ["HR", "HRReports", "default_blocks", "DEFAULT_BLOCK_SIZE", "max_epsilon"]
@@ -131,28 +131,17 @@ def _parity(v: np.ndarray) -> np.ndarray:
     return v & np.uint64(1)
 
 
-class HRReports(SeededReports):
+class HRReports(SymbolReports):
     """HR reports: each user's hash seed and output symbol ``y`` in ``[B b]``.
 
     ``params``: ``kind='HR'``, ``epsilon``, ``m``, ``blocks``, ``block_size``.
     """
 
     kind = "HR"
-    fields = ("seed", "y")
 
-    @property
-    def y(self) -> np.ndarray:
-        """Each user's output symbol (smallest unsigned dtype holding ``K - 1``)."""
-        return self._arrays["y"]
-
-    def _validate(self) -> None:
-        self._check_seed()
+    def _symbol_range(self) -> tuple[int, str]:
         K = int(self._params["blocks"]) * int(self._params["block_size"])
-        y = self._arrays["y"]
-        if y.ndim != 1 or y.dtype != uint_dtype(K - 1):
-            raise ValueError(f"HR reports 'y' must be a 1-D {uint_dtype(K - 1)} array, got {y.dtype} {y.shape}")
-        if y.size and int(y.max()) >= K:
-            raise ValueError(f"HR reports 'y' must be in [0, blocks * block_size = {K}), found {int(y.max())}")
+        return K, f"blocks * block_size = {K}"
 
 
 class HR(HashedOracle[HRReports]):

@@ -91,6 +91,9 @@ def _expand_block(seeds, ys, start, stop, C, dp, lo_tab, A, Bp, T):
 
 
 # ---------------------------------------------------------------- C = 1 chunk
+# Deliberate numba specialisations: the C = 1, C = 2 and general-C parts below share their
+# shape on purpose (one copy per chunk count keeps the candidate chunks in registers so that
+# LLVM vectorises the inner loop over reports; see "Specialisation" in the module notes).
 @njit(inline="always", cache=True)
 def _tile1(A0, Bp, T, nb, x0, x1, x2, x3):
     c0 = 0

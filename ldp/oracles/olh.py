@@ -10,7 +10,7 @@ from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
 from ..values import n_chunks
 from .base import grr_apply, grr_draw, grr_pmf, uint_dtype
 from .formulas import default_d_prime, olh_pq, olh_variance
-from .hashed import HashedOracle, SeededReports
+from .hashed import HashedOracle, SymbolReports
 from .kernels import olh_indicators, olh_support
 
 __all__ = ["OLH", "BLH", "OLHReports", "default_d_prime", "MAX_D_PRIME", "MAX_EPSILON"]
@@ -24,28 +24,17 @@ MAX_EPSILON = math.log(MAX_D_PRIME - 1)
 _MAX_EPSILON_WHY = "OLH's hash range d' = ceil(e^epsilon + 1) must be at most 2**31"
 
 
-class OLHReports(SeededReports):
-    """OLH reports: the user's hash seed and her perturbed hash value.
+class OLHReports(SymbolReports):
+    """OLH reports: the user's hash seed and her perturbed hash value ``y`` in ``[0, d')``.
 
     ``params``: ``kind='OLH'``, ``epsilon``, ``d_prime``, ``m``.
     """
 
     kind = "OLH"
-    fields = ("seed", "y")
 
-    @property
-    def y(self) -> np.ndarray:
-        """Each user's perturbed hash value in ``[0, d')`` (smallest unsigned dtype)."""
-        return self._arrays["y"]
-
-    def _validate(self) -> None:
-        self._check_seed()
+    def _symbol_range(self) -> tuple[int, str]:
         dp = int(self._params["d_prime"])
-        y = self._arrays["y"]
-        if y.ndim != 1 or y.dtype != uint_dtype(dp - 1):
-            raise ValueError(f"OLH reports 'y' must be a 1-D {uint_dtype(dp - 1)} array, got {y.dtype} {y.shape}")
-        if y.size and int(y.max()) >= dp:
-            raise ValueError(f"OLH reports 'y' must be in [0, d_prime = {dp}), found {int(y.max())}")
+        return dp, f"d_prime = {dp}"
 
 
 class OLH(HashedOracle[OLHReports]):
@@ -177,9 +166,9 @@ class OLH(HashedOracle[OLHReports]):
         Parameters
         ----------
         reports : OLHReports
-            Output of :meth:`privatize` of an oracle with the same parameters.
+            Reports of this oracle, as for :meth:`support`.
         candidates : array_like
-            Values to test.
+            The values tested.
 
         Returns
         -------
