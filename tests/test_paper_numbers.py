@@ -127,9 +127,9 @@ def test_title_math_without_plain_text_is_refused(tex):
 # --------------------------------------------------------------------------- #
 LATEX_LABELS = sorted({e["label"] for kind in DATA for e in DATA[kind] if e["label"]}
                       | {"est", "iden_prob", "utility_score", "full_iden"})
+_ANY_LABEL = "|".join(map(re.escape, LATEX_LABELS))
 LABEL_CITATION = re.compile(
-    r"\((?:%s)\)|\beqs?\.\s+(?:%s)\b|\b(?:fig|subfig|eqn|sec|subsec|thm|lm|con|def):[A-Za-z_0-9-]+"
-    % ("|".join(map(re.escape, LATEX_LABELS)), "|".join(map(re.escape, LATEX_LABELS))))
+    rf"\((?:{_ANY_LABEL})\)|\beqs?\.\s+(?:{_ANY_LABEL})\b|\b(?:fig|subfig|eqn|sec|subsec|thm|lm|con|def):[A-Za-z_0-9-]+")
 CITED_SECTION = re.compile(r"(?:\b[Ss]ections?|§)\s*(\d+(?:\.\d+)*)(?:(?:,|,? and| to|–)\s*(\d+\.\d+(?:\.\d+)*))?")
 CITED_STATEMENT = re.compile(r"\b(Proposition|Lemma|Observation|Principle|Definition)s? (\d+)(?: and (\d+))?")
 

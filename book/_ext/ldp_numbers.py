@@ -86,7 +86,8 @@ def paper_number_of(data: dict[str, list[dict]]) -> dict[str, dict[str, int]]:
             for label in entry["book"]:
                 key = node_id(kind, label)
                 if key in numbers:
-                    logger.warning(f"{DATA.name}: the book label {label!r} is listed twice", type="ldp", subtype="numbers")
+                    logger.warning(f"{DATA.name}: the book label {label!r} is listed twice",
+                                   type="ldp", subtype="numbers")
                 numbers[key] = int(entry["number"])
     return out
 
@@ -181,14 +182,14 @@ class LatexNumbers(SphinxPostTransform):
             number = numbers.get(doc, {}).get("figure", {}).get(fig["ids"][0] if fig["ids"] else "")
             caption = next((c for c in fig.children if isinstance(c, nodes.caption)), None)
             if number and caption is not None:
-                fig.insert(fig.index(caption), _latex(r"\renewcommand{\thefigure}{%s}" % number_text(number)))
+                fig.insert(fig.index(caption), _latex(rf"\renewcommand{{\thefigure}}{{{number_text(number)}}}"))
         for math in list(self.document.findall(nodes.math_block)):
             if not math.get("label") or not math["ids"]:
                 continue
             number = numbers.get(math.get("docname"), {}).get("displaymath", {}).get(math["ids"][0])
             if number:
                 math.parent.insert(math.parent.index(math),
-                                   _latex(r"\renewcommand{\theequation}{%s}" % number_text(number)))
+                                   _latex(rf"\renewcommand{{\theequation}}{{{number_text(number)}}}"))
 
     def _docname(self, node: nodes.Element) -> str | None:
         # the LaTeX builder inlines every document into one tree (sphinx-jupyterbook-latex
