@@ -13,21 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .aol import (
-    AOL_FILENAME,
-    AOL_SHA256,
-    AOL_URL,
-    ChecksumError,
-    DataFileNotFoundError,
-    DataFormatError,
-    DownloadError,
-    aol,
-    check_aol,
-    data_folder,
-    fetch_aol,
-)
-from .synthetic import exponential, zipf
-from .url import url
+from .. import datasets as D
 
 __all__ = ["main"]
 
@@ -40,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("dataset", choices=["aol"])
     f.add_argument("--dest", default=None,
                    help="target folder (default: $LDP_DATA_DIR when set, else the project's data/)")
-    f.add_argument("--url", default=AOL_URL, help="download address, file:// URL or local file to copy")
+    f.add_argument("--url", default=D.AOL_URL, help="download address, file:// URL or local file to copy")
     f.add_argument("--force", action="store_true", help="download even if a verified file is present")
     c = sub.add_parser("check", help="say whether a data file is where the loaders look and has its sha256")
     c.add_argument("dataset", choices=["aol"])
@@ -50,41 +36,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "fetch":
-        dest = Path(args.dest) if args.dest else data_folder()
+        dest = Path(args.dest) if args.dest else D.data_folder()
         if dest is None:
             print("error: no destination folder: pass --dest or set LDP_DATA_DIR", file=sys.stderr)
             return 2
-        target = Path(dest) / AOL_FILENAME
+        target = Path(dest) / D.AOL_FILENAME
         if not args.force and target.is_file():
             try:
-                check_aol(target)
+                D.check_aol(target)
                 print(f"{target} already present, sha256 verified; nothing to do")
                 return 0
-            except ChecksumError:
+            except D.ChecksumError:
                 print(f"{target} has a wrong sha256; downloading it again")
         print(f"downloading {args.url} -> {target}")
         try:
-            path = fetch_aol(dest, url=args.url, force=True)
-        except (DownloadError, ChecksumError) as exc:
+            path = D.fetch_aol(dest, url=args.url, force=True)
+        except (D.DownloadError, D.ChecksumError) as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 3 if isinstance(exc, ChecksumError) else 2
-        print(f"saved {path} (sha256 {AOL_SHA256} verified)")
+            return 3 if isinstance(exc, D.ChecksumError) else 2
+        print(f"saved {path} (sha256 {D.AOL_SHA256} verified)")
         return 0
 
     if args.command == "check":
         try:
-            path = check_aol()
-        except (DataFileNotFoundError, ChecksumError) as exc:
+            path = D.check_aol()
+        except (D.DataFileNotFoundError, D.ChecksumError) as exc:
             print(f"AOL data unavailable: {exc}", file=sys.stderr)
             return 1
         print(f"{path}: sha256 verified")
         return 0
 
-    makers = {"aol": lambda: aol(), "url": lambda: url(rng=args.seed),
-              "zipf": lambda: zipf(10 ** 6, rng=args.seed), "exponential": lambda: exponential(rng=args.seed)}
+    makers = {"aol": lambda: D.aol(), "url": lambda: D.url(rng=args.seed),
+              "zipf": lambda: D.zipf(10 ** 6, rng=args.seed), "exponential": lambda: D.exponential(rng=args.seed)}
     try:
         ds = makers[args.dataset]()
-    except (DataFileNotFoundError, ChecksumError, DataFormatError) as exc:
+    except (D.DataFileNotFoundError, D.ChecksumError, D.DataFormatError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for key, val in ds.describe().items():

@@ -309,7 +309,7 @@ def fetch_aol(dest_dir=None, *, url: str = AOL_URL, force: bool = False, timeout
     Returns
     -------
     pathlib.Path
-        The verified file.
+        ``dest_dir / AOL_FILENAME``, verified.
 
     Raises
     ------
