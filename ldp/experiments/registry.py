@@ -59,16 +59,16 @@ def register_protocol(name: str, factory: Callable, *, replace: bool = False) ->
 
 
 def register_dataset(name: str, loader: Callable, *, replace: bool = False) -> None:
-    """Make a dataset loader available to grids under ``name``.
+    """Make a dataset loader available to grids under ``name`` (any case in dataset specs).
+
+    A run calls ``loader(**kwargs)`` with the spec's keywords, plus ``rng=``
+    when the loader has an ``rng`` parameter (i.e. is random); it must return
+    a :class:`ldp.datasets.Dataset` (the run checks it).
 
     Parameters
     ----------
     name : str
-        Name used in dataset specs (matched case-insensitively).
     loader : callable
-        Called as ``loader(**kwargs)`` (plus ``rng=`` when it has an ``rng``
-        parameter, i.e. is random); returns a :class:`ldp.datasets.Dataset`
-        (a run checks it).
     replace : bool, keyword-only
         Replace a loader already registered under ``name`` in any case; without it
         that is an error.
