@@ -49,9 +49,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 os.environ["LDP_ROOT"] = str(ROOT)  # ldp.rerun (and the kernels) work on this checkout
 
+from ldp.datasets import data_folder  # noqa: E402
+from ldp.paths import atomic_path, source_digest  # noqa: E402
 from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
     KERNEL_NAME,
     NotebookError,
+    ParameterError,
     command_line,
     ensure_kernel,
     error_report,
@@ -61,7 +64,6 @@ from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
     notebook_title,
     parameters_cell,
     parse_assignments,
-    ParameterError,
     quick_parameters,
     rerun_example,
     resolve_parameters,
@@ -70,8 +72,8 @@ from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 GENERATED = ROOT / "_generated"
-# Inputs whose change invalidates every cached execution.
-SHARED_INPUTS = ("ldp", "requirements.txt", "pyproject.toml")
+# Files besides the ldp sources whose change invalidates every cached execution.
+PINS = ("requirements.txt", "pyproject.toml")
 __all__ = ["KERNEL_NAME", "NotebookError", "ensure_kernel", "error_report", "execute", "kernel_env",
            "parameters_cell", "source_notebooks", "mode_parameters", "cache_key", "run_all", "stage",
            "params_markdown", "write_params_page", "main"]
@@ -85,32 +87,28 @@ def mode_parameters(nb_path: Path, quick: bool) -> dict:
 # --------------------------------------------------------------------------- #
 # cache key
 # --------------------------------------------------------------------------- #
-def _hash_tree(h: "hashlib._Hash", path: Path) -> None:
-    if path.is_dir():
-        for p in sorted(path.rglob("*.py")):
-            h.update(p.relative_to(ROOT).as_posix().encode())
-            h.update(p.read_bytes())
-    elif path.is_file():
-        h.update(path.relative_to(ROOT).as_posix().encode())
-        h.update(path.read_bytes())
-
-
+# The execution cache is a manifest of our own: jupyter-cache (myst-nb's cache mode) keys an execution by
+# the notebook's code cells alone, so a change to ldp/, the pins, the data or the papermill parameters would
+# not re-execute a chapter.
 def _data_listing() -> list[tuple[str, int]]:
-    # the one folder the data loaders read (ldp.datasets.data_folder): $LDP_DATA_DIR when set, else data/
-    dirs = [Path(os.environ["LDP_DATA_DIR"]) if os.environ.get("LDP_DATA_DIR") else ROOT / "data"]
-    out = [(str(dirs[0]), -1)]
-    for d in dirs:
-        if d.is_dir():
-            out += [(str(p), p.stat().st_size) for p in sorted(d.iterdir()) if p.is_file()]
+    """The files of the one folder the data loaders read (:func:`ldp.datasets.data_folder`), with sizes."""
+    folder = data_folder()
+    if folder is None:
+        return []
+    out = [(str(folder), -1)]
+    if folder.is_dir():
+        out += [(str(p), p.stat().st_size) for p in sorted(folder.iterdir()) if p.is_file()]
     return out
 
 
 def cache_key(nb_path: Path, params: dict) -> str:
-    """Hash of everything an execution depends on (notebook, ldp, pins, data, parameters)."""
+    """Hash of everything an execution depends on (notebook, ldp sources, pins, data, parameters)."""
     h = hashlib.sha256()
     h.update(nb_path.read_bytes())
-    for name in SHARED_INPUTS:
-        _hash_tree(h, ROOT / name)
+    h.update(source_digest().encode())  # the ldp package (ldp.paths.source_digest)
+    for name in PINS:
+        h.update(name.encode())
+        h.update((ROOT / name).read_bytes())
     h.update(json.dumps(params, sort_keys=True).encode())
     h.update(json.dumps(_data_listing()).encode())
     return h.hexdigest()
@@ -186,8 +184,8 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
             if ok:
                 manifest[nb.stem] = {"key": key, "seconds": round(seconds, 2), "params": params[nb.stem],
                                      "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-                cache.mkdir(parents=True, exist_ok=True)
-                manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+                with atomic_path(manifest_path) as tmp:
+                    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
     return sorted(results, key=lambda r: r.name)
 
 
@@ -267,9 +265,10 @@ def params_markdown() -> str:
 
 
 def write_params_page() -> Path:
+    """Write ``_generated/params.md`` (:func:`params_markdown`), atomically."""
     path = GENERATED / "params.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(params_markdown(), encoding="utf-8")
+    with atomic_path(path) as tmp:
+        tmp.write_text(params_markdown(), encoding="utf-8")
     return path
 
 
