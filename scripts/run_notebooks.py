@@ -119,6 +119,8 @@ def cache_key(nb_path: Path, params: dict) -> str:
 # --------------------------------------------------------------------------- #
 @dataclass
 class Result:
+    """One notebook's outcome: ok, seconds, served from the cache, the error report."""
+
     name: str
     ok: bool
     seconds: float
@@ -274,6 +276,7 @@ def write_params_page() -> Path:
 
 # --------------------------------------------------------------------------- #
 def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status (0 ok, 1 a notebook failed, 2 bad notebooks)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="quick=True and the notebooks' [quick: ...] values (small sizes)")

@@ -88,10 +88,12 @@ class _ProgressFile:
         self.write(force=True)
 
     def update(self, n: int) -> None:
+        """``n`` more runs done."""
         self.state["done"] += n
         self.write(force=self.state["done"] >= self.state["total"])
 
     def write(self, force: bool = False) -> None:
+        """Write the state, atomically, if a second has passed since the last write (or ``force``)."""
         if self.path is None or (not force and time.monotonic() - self.written < 1.0):
             return
         self.written = time.monotonic()

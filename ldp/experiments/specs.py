@@ -63,6 +63,7 @@ def jsonable(x, where: str, canonical: bool):
 
 
 def dumps(x) -> str:
+    """Canonical JSON text of plain data: sorted keys, no spaces (what keys and seeds hash)."""
     return json.dumps(x, sort_keys=True, separators=(",", ":"))
 
 

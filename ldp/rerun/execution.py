@@ -127,6 +127,7 @@ def error_report(executed: Path, log: str) -> str:
 
 
 def duration_text(seconds: float) -> str:
+    """``"1 min 20 s"`` or ``"45 s"``."""
     seconds = int(seconds)
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
 
