@@ -5,8 +5,15 @@ from scipy import stats
 
 import ldp
 from ldp import datasets, metrics
-from ldp.protocols import (ExtendCandidates, ProtocolReports, assign_groups, channel_hash, group_sizes,
-                           select_top, split_bits)
+from ldp.protocols import (
+    ExtendCandidates,
+    ProtocolReports,
+    assign_groups,
+    channel_hash,
+    group_sizes,
+    select_top,
+    split_bits,
+)
 
 ALPHA = 1e-3  # false-alarm rate of each statistical test
 
@@ -193,8 +200,9 @@ def test_same_seed_same_result(small16, make, engine):
 
 def test_engines_share_the_group_assignment(small16):
     P = ldp.SPM(2.0, 4, 16, query_limit=2**10, final_fraction=0.2)
-    src_c, plan, n = P.source(small16, rng=12, engine="counts")
-    src_p, _, _ = P.source(small16, rng=12, engine="protocol")
+    src_c = P.source(small16, rng=12, engine="counts")
+    src_p = P.source(small16, rng=12, engine="protocol")
+    plan = src_c.plan
     assert src_c.sizes == src_p.sizes
     labels = src_p.reports.labels
     G = plan.n_groups
@@ -211,7 +219,7 @@ def test_group_sizes_and_uniform_assignment():
     hits = np.zeros((n, 4))
     g = np.random.default_rng(0)
     for _ in range(R):
-        hits[np.arange(n), assign_groups(n, (0.25,) * 4, g)] += 1
+        hits[np.arange(n), assign_groups(n, (0.25,) * 4, rng=g)] += 1
     chi2 = ((hits - R / 4) ** 2 / (R / 4)).sum()
     # the 8 x 4 table has row and column sums fixed: (8 - 1) * (4 - 1) degrees of freedom
     assert chi2 < stats.chi2.isf(ALPHA, 21)
@@ -253,7 +261,7 @@ def test_each_user_spends_exactly_epsilon(make, ff):
     # eps-LDP by sequential composition: a user's OLH reports (each eps_j-LDP, proved in
     # the oracle tests) must add up to eps in every group.
     P = make(ff)
-    plan = P._plan(10_000, P._public(np.random.default_rng(0)))
+    plan = P.plan(10_000, rng=0)
     for qs in plan.questions:
         assert sum(q.epsilon for q in qs) == pytest.approx(2.0, rel=1e-12)
     assert sum(plan.fractions) == pytest.approx(1.0)

@@ -20,8 +20,13 @@ from .. import _reportfile
 from .._reportfile import ReportsFileError
 from ..validation import check_int, check_rng
 
-__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "ReportsFileError"]
+__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "reports_class", "ReportsFileError"]
 _REGISTRY: dict[str, type["Reports"]] = {}
+
+
+def reports_class(kind: str) -> type["Reports"]:
+    """The :class:`Reports` subclass of an oracle's reports ``kind`` (e.g. ``"OLH"``); ``KeyError`` if unknown."""
+    return _REGISTRY[kind]
 
 
 def _format_params(params: Mapping[str, Any]) -> str:
