@@ -114,7 +114,7 @@ then counts each group's answers exactly.
 References
 ----------
 .. [PEM] T. Wang, N. Li, S. Jha, "Locally Differentially Private Heavy Hitter
-   Identification", sections 2.2.2, 3.2 and the appendix.
+   Identification", sections 2.2.2, 3.2, 4.2.3 and the appendix.
 """
 from .base import Selection, SupportSource
 from .counts import CountSupport, prepare
