@@ -210,7 +210,7 @@ def test_engines_agree_spm_pairs():
             ru = np.where(s2 == b, o.p, o.q)
             col = 8 + 4 * i + j
             mean, var = (pu * ru).sum(), (pu * ru * (1 - pu * ru)).sum()
-            for engine, x in rec.items():
+            for x in rec.values():
                 assert abs(x[:, col].mean() - mean) < 5 * np.sqrt(var / R)
             assert stats.ks_2samp(rec["protocol"][:, col], rec["counts"][:, col]).pvalue > ALPHA
             # correlation with the segment support J_a (used by the joint estimator)
