@@ -48,7 +48,7 @@ def test_sparse_top_draw_matches_full_draw(N0, n, q, K, min_support):
     top_s, top_f, cnt_s, cnt_f = [], [], [], []
     thr = min_support if min_support is not None else 0
     for _ in range(reps):
-        got, v = iid_binomial_top(np.array([N0]), n, q, K, g, min_support=min_support)
+        got, v = iid_binomial_top(np.array([N0]), n, q, K, rng=g, min_support=min_support)
         assert got[0] == v.shape[0] >= min(K, N0)
         full = g.binomial(n, q, N0)
         s = np.sort(v)[::-1]

@@ -101,8 +101,8 @@ class Dataset:
         return cls(values, m, name, nbytes, params or {})
 
     @classmethod
-    def from_counts(cls, distinct_values, counts, m: int, name: str = "data", rng=None,
-                    shuffle: bool = True, *, nbytes: int | None = None,
+    def from_counts(cls, distinct_values, counts, m: int, name: str = "data", *, rng=None,
+                    shuffle: bool = True, nbytes: int | None = None,
                     params: Mapping[str, Any] | None = None) -> Dataset:
         """A data set from a tally: ``counts[i]`` users hold ``distinct_values[i]``.
 

@@ -231,6 +231,7 @@ class Plan:
         of users) learns her group from the plan and her index alone.  Computed
         once per plan object (``O(n)``, about 10 ms for ``n = 10**6``) and cached.
         """
+        # one array memoised on this (frozen) plan object, dropped when pickled (__getstate__)
         cached = self.__dict__.get("_labels")
         if cached is not None:
             return cached

@@ -241,7 +241,7 @@ class CountSupport(SupportSource):
         nb = cands.size // bsize
         nz_blk = nz_idx // bsize
         N0 = bsize - np.bincount(nz_blk, minlength=nb)
-        got, zval = iid_binomial_top(N0, N, o.q, K, self.draw, min_support)
+        got, zval = iid_binomial_top(N0, N, o.q, K, rng=self.draw, min_support=min_support)
         z_idx = np.empty(zval.shape[0], dtype=np.int64)
         pos = 0
         blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))

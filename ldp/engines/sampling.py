@@ -35,7 +35,7 @@ def binomial_tail_table(n: int, q: float):
     return lo, S, C
 
 
-def _band_values(S, C, a, b, rng):
+def _band_values(S, C, a, b, *, rng):
     """Draw one value of ``X`` conditioned on ``a <= X < b`` per entry (table indices)."""
     u = rng.random(a.shape[0])
     upper = S[a] <= 0.5
@@ -54,13 +54,26 @@ def _band_values(S, C, a, b, rng):
     return out
 
 
-def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, rng: np.random.Generator,
+def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random.Generator,
                      min_support: int | None = None):
     """The largest of ``N0[b]`` i.i.d. ``Bin(n, q)`` supports, for each block ``b``.
 
     Draws, exactly, every member at or above a random threshold ``t_b``
     chosen so that at least ``K`` members (or all ``N0[b]``) are drawn, and
     ``t_b <= min_support`` when given.
+
+    Parameters
+    ----------
+    N0 : array_like of int
+        Number of candidates nobody holds, per block.
+    n, q : int, float
+        Each support is ``Bin(n, q)``.
+    K : int
+        Members wanted per block.
+    rng : numpy.random.Generator
+        Stream of the draws.
+    min_support : int, optional
+        Also draw every member at or above this support (threshold mode).
 
     Returns
     -------
@@ -105,7 +118,7 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, rng: np.random.Ge
         if M.sum():
             a = np.repeat(new, M)
             b = np.repeat(c, M)
-            vals.append(_band_values(S, C, a, b, rng) + lo)
+            vals.append(_band_values(S, C, a, b, rng=rng) + lo)
             blks.append(np.repeat(active, M))
         R[active] -= M
         got[active] += M

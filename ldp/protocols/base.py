@@ -338,7 +338,7 @@ class HeavyHitterProtocol(ABC):
             order = np.argsort(idx, kind="stable")
             idx, vals = idx[order], vals[order]
         labels = plan.labels()[idx]
-        noise = batches.user_noise(plan, idx, labels, batches.noise_root(rng))
+        noise = batches.user_noise(plan, idx, labels, batches.noise_root(rng=rng))
         reports = []
         for g, qs in enumerate(plan.questions):
             gv = vals[labels == g]

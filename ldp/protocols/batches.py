@@ -17,7 +17,7 @@ from ..validation import check_rng
 __all__ = ["NOISE_BLOCK", "noise_root", "block_rng", "batch_users", "user_noise"]
 
 
-def noise_root(rng) -> np.random.SeedSequence:
+def noise_root(*, rng) -> np.random.SeedSequence:
     """The root of the users' private randomness for :meth:`HeavyHitterProtocol.privatize`.
 
     An int or a ``SeedSequence`` gives the same root every time (so batches
