@@ -8,6 +8,11 @@ server on 127.0.0.1 and check, on every page listed in ``_toc.yml``:
 - every image in the article has loaded with a non-zero size (``naturalWidth``);
 - math is typeset by the local MathJax (``mjx-container`` elements for each math
   node, no raw ``\\(``, ``\\[`` or ``$$`` left in the text);
+- no TeX outside typeset math anywhere a reader sees text: the document title, the
+  sidebars, the article, the previous/next links and every link text (no ``\\(``, ``$``,
+  ``\\varepsilon`` or ``x^{..}``);
+- every figure is numbered: a figure of the paper with the paper's number
+  (``book/_ext/paper_numbers.yml``), any other in the book's own series "Figure A.n";
 - the browser fetched nothing from outside the local server and logged no errors;
 
 and, without the browser, that every figure has the download link of its data
@@ -244,9 +249,15 @@ def test_page_renders(page: str, built_book: Path, server: str, browser):
     assert not errors, f"{page}: browser console errors: {errors}"
 
 
+PAPER_FIGURES = {label: entry["number"]
+                 for entry in yaml.safe_load((ROOT / "book" / "_ext" / "paper_numbers.yml").read_text())["figures"]
+                 for label in entry["book"]}
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_figures_numbered_and_glue_filled(built_book: Path, server: str, browser, page: str):
-    """Every labelled figure is numbered ("Fig. N") with a caption; every glued value is filled in."""
+    """Every labelled figure is numbered with a caption (a paper figure with the paper's number,
+    any other "Figure A.n"); every glued value is filled in."""
     browser.get(f"{server}/{page}.html")
     browser.execute_async_script(WAIT_FOR_MATHJAX)
     captions = browser.execute_script(
@@ -255,7 +266,12 @@ def test_figures_numbered_and_glue_filled(built_book: Path, server: str, browser
     )
     for fig_id, caption in captions:
         assert caption is not None, f"{page}: figure {fig_id} has no caption"
-        assert re.match(r"\s*Fig\. \d+", caption), f"{page}: figure {fig_id} is not numbered: {caption[:60]!r}"
+        number = re.match(r"\s*Figure (\d+|A\.\d+) ", caption)
+        assert number, f"{page}: figure {fig_id} is not numbered: {caption[:60]!r}"
+        expected = str(PAPER_FIGURES[fig_id]) if fig_id in PAPER_FIGURES else None
+        assert number.group(1) == expected if expected else number.group(1).startswith("A."), (
+            f"{page}: figure {fig_id} is numbered {number.group(1)}, expected {expected or 'A.n'}"
+        )
     pasted = browser.execute_script(
         "return Array.from(document.querySelectorAll('.pasted-text, .pasted-inline')).map(e => e.textContent)"
     )
@@ -264,6 +280,75 @@ def test_figures_numbered_and_glue_filled(built_book: Path, server: str, browser
     if page.startswith("_generated/notebooks/0") and page.split("/")[-1][:2] in {"05", "06", "07"}:
         assert captions, f"{page}: a paper-figure chapter shows no numbered figure"
         assert pasted, f"{page}: a paper-figure chapter glues no numbers"
+
+
+# Everything a reader sees as text: the document title, the sidebars, the article, the
+# previous/next links and every link text. Code (pre, code, .highlight), scripts and the
+# formulas MathJax typeset (mjx-container) are left out; what remains must hold no TeX.
+READER_TEXT = """
+const strip = (root) => {
+  if (!root) return '';
+  const clone = root.cloneNode(true);
+  clone.querySelectorAll('pre, code, kbd, samp, script, style, mjx-container, .highlight, .headerlink')
+       .forEach((el) => el.remove());
+  return clone.textContent;
+};
+const one = (sel) => strip(document.querySelector(sel));
+return {
+  'document title': document.title,
+  'primary sidebar': one('.bd-sidebar-primary'),
+  'secondary sidebar': one('.bd-sidebar-secondary'),
+  'article': one('article.bd-article'),
+  'previous/next links': one('.prev-next-area'),
+  'link texts': Array.from(document.querySelectorAll('a')).map(strip).join(' | '),
+};
+"""
+# \( \) \[ \] and $ (math delimiters), \name (a TeX command), x^{..} and x_{..} (TeX's
+# super- and subscripts written out as plain text)
+TEX_IN_TEXT = re.compile(r"\\[()\[\]]|\$|\\[A-Za-z]+|[\^_]\{")
+# and, in the prose (outside code outputs), x^y
+CARET_IN_PROSE = re.compile(r"\S\^\S")
+# The prose of a page without the notebooks' outputs (tables printed by code); on the rerun
+# page also without its parameter tables, which are the notebooks' code comments
+# (scripts/run_notebooks.py writes them from the parameters cells).
+PROSE = """
+const article = document.querySelector('article.bd-article');
+if (!article) return '';
+const clone = article.cloneNode(true);
+clone.querySelectorAll('pre, code, kbd, samp, script, style, mjx-container, .highlight, .headerlink, .cell_output')
+     .forEach((el) => el.remove());
+if (arguments[0]) clone.querySelectorAll('table').forEach((el) => el.remove());
+return clone.textContent;
+"""
+GENERATED_TABLES = {"book/rerun"}
+
+
+def tex_left_in(texts: dict, pattern: re.Pattern = TEX_IN_TEXT) -> dict:
+    """For each part of a page, the TeX left in its plain text, with some context."""
+    found = {}
+    for part, text in texts.items():
+        hits = [text[max(m.start() - 30, 0):m.end() + 30].replace("\n", " ") for m in pattern.finditer(text)]
+        if hits:
+            found[part] = hits[:5]
+    return found
+
+
+def test_tex_left_in_text_detected():
+    """The pattern catches what a reader must never see, and passes plain text."""
+    bad = ["effect of \\(\\varepsilon\\)", "effect of \\varepsilon", "costs $k$", "T_{k-j}", "2^{γ+η}·g",
+           "\\[x\\]"]
+    assert all(tex_left_in({"t": b}) for b in bad)
+    assert not tex_left_in({"t": "Evaluation: effect of ε and k; d′ = ⌈e^ε + 1⌉; T_k and n[i]; 2²⁰"})
+    assert tex_left_in({"t": "1/(e^ε + 1)"}, CARET_IN_PROSE) and not tex_left_in({"t": "2²⁰, a ^ b"}, CARET_IN_PROSE)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_tex_outside_math(page: str, built_book: Path, server: str, browser):
+    """No raw TeX anywhere a reader sees text: title, sidebars, article, link texts."""
+    open_page(browser, f"{server}/{page}.html")  # waits for MathJax
+    found = tex_left_in(browser.execute_script(READER_TEXT))
+    found |= tex_left_in({"prose": browser.execute_script(PROSE, page in GENERATED_TABLES)}, CARET_IN_PROSE)
+    assert not found, f"{page}: TeX outside rendered math: {found}"
 
 
 ABSOLUTE_URL = re.compile(r"""(?:src|href)\s*=\s*["'](https?:)?//""", re.I)

@@ -4,8 +4,11 @@
 executed notebooks; these tests only read the results:
 
 - every figure and every numbered equation of the HTML book has the same number in the
-  PDF (from LaTeX's ``.aux`` labels), and every figure's graphic went into the PDF;
-- every figure of the paper (Paper Figure 1-9) is in the PDF's text with its caption;
+  PDF (from LaTeX's ``.aux`` labels): the paper's number for what the book reproduces
+  (``book/_ext/paper_numbers.yml``), A.1, A.2, ... for the book's own; and every figure's
+  graphic went into the PDF;
+- every figure of the paper (Figures 1-9) is in the PDF's text as "Figure N: caption", N the
+  paper's number, and every figure of the book's own as "Figure A.n: caption";
 - notebook tables shown as HTML (pandas DataFrame, Styler) are tables in the PDF too
   (book/_ext/ldp_latex.py), not the Styler's "<pandas.io.formats.style.Styler at 0x...>";
 - the final LaTeX run left no missing glyph, undefined reference or error behind.
@@ -25,6 +28,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from docutils import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,14 +39,17 @@ HTML = ROOT / "_build" / "html"
 LATEX = ROOT / "_build" / "latex"
 PDF = LATEX / "ldp-book.pdf"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-PAPER_FIGURES = range(1, 10)  # the paper has Figures 1-9
+# book label -> the paper's figure number (Figures 1-9)
+PAPER_FIGURES = {label: entry["number"]
+                 for entry in yaml.safe_load((ROOT / "book" / "_ext" / "paper_numbers.yml").read_text())["figures"]
+                 for label in entry["book"]}
 
 FIGURE = re.compile(
     r'<figure[^>]*\bid="(fig-[^"]+)".*?<img[^>]*\bsrc="[^"]*?([^"/]+)\.svg".*?'
-    r'<span class="caption-number">Fig\. (\d+) </span><span class="caption-text">(.*?)</span>',
+    r'<span class="caption-number">Figure (\d+|A\.\d+) </span><span class="caption-text">(.*?)</span>',
     re.S,
 )
-EQUATION = re.compile(r'id="equation-([^"]+)">\s*<span class="eqno">\((\d+)\)')
+EQUATION = re.compile(r'id="equation-([^"]+)">\s*<span class="eqno">\((\d+|A\.\d+)\)')
 AUX_LABEL = re.compile(r"\\newlabel\{(equation:)?([^{}]+):([^:{}]+)\}\{\{([^{}]*)\}")
 
 
@@ -77,10 +84,10 @@ def html_numbers() -> tuple[dict, dict, dict]:
         docname = page.relative_to(HTML).with_suffix("").as_posix()
         text = page.read_text(encoding="utf-8")
         for fig_id, graphic, number, caption in FIGURE.findall(text):
-            figures[(docname, fig_id)] = (int(number), graphic)
-            captions[int(number)] = " ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split())
+            figures[(docname, fig_id)] = (number, graphic)
+            captions[fig_id] = (number, " ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split()))
         for label, number in EQUATION.findall(text):
-            equations[(docname, label)] = int(number)
+            equations[(docname, label)] = number
     return figures, equations, captions
 
 
@@ -94,7 +101,7 @@ def aux_numbers() -> tuple[dict, dict]:
 def test_figure_and_equation_numbers_match_html(built: Path):
     html_figs, html_eqs, _ = html_numbers()
     aux_figs, aux_eqs = aux_numbers()
-    assert len(html_figs) >= len(PAPER_FIGURES), f"only {len(html_figs)} numbered figures in the HTML book"
+    assert len(html_figs) > len(PAPER_FIGURES), f"only {len(html_figs)} numbered figures in the HTML book"
     assert html_eqs, "no numbered equations in the HTML book"
     wrong = [(key, n, aux_figs.get(key)) for key, (n, _) in html_figs.items() if aux_figs.get(key) != str(n)]
     assert not wrong, f"figures numbered differently in the PDF (key, HTML, PDF): {wrong}"
@@ -112,12 +119,19 @@ def test_every_figure_graphic_is_in_the_pdf(built: Path):
 
 
 def test_every_paper_figure_is_in_the_pdf(pdf_text: str):
-    """Paper Figures 1-9 appear as captions "Fig. K: Paper Figure N", K as in the HTML."""
+    """Figures 1-9 of the paper appear as "Figure N: caption" with the paper's N, the book's own
+    figures as "Figure A.n: caption", each with the caption of the HTML book."""
     _, _, captions = html_numbers()
-    in_html = {int(m.group(1)): k for k, c in captions.items() if (m := re.match(r"Paper Figure (\d+)\b", c))}
-    in_pdf = {int(n): int(k) for k, n in re.findall(r"Fig\. (\d+): Paper Figure (\d+)\b", pdf_text)}
-    assert sorted(in_html) == list(PAPER_FIGURES), f"paper figures in the HTML book: {sorted(in_html)}"
-    assert in_pdf == in_html, f"paper figure -> book figure number: PDF {in_pdf}, HTML {in_html}"
+    numbers = {fig_id: number for fig_id, (number, _) in captions.items()}
+    assert {k: numbers.get(k) for k in PAPER_FIGURES} == {k: str(n) for k, n in PAPER_FIGURES.items()}
+    own = sorted(n for k, n in numbers.items() if k not in PAPER_FIGURES)
+    assert own and all(n.startswith("A.") for n in own), f"the book's own figures: {own}"
+    missing = []
+    for fig_id, (number, caption) in captions.items():
+        start = r"\W+".join(re.findall(r"\w+", caption)[:5])
+        if not re.search(rf"Figure {re.escape(number)}: \W*{start}", pdf_text):
+            missing.append(f"Figure {number} ({fig_id}): {caption[:50]}")
+    assert not missing, "captions not in the PDF as in the HTML:\n" + "\n".join(missing)
 
 
 def test_latex_log_clean(built: Path):

@@ -81,7 +81,7 @@ def test_proof_directives_html(mini_book: Path):
     assert re.search(r"\bProof\.", text)
     assert '<a class="reference internal" href="#prop-unbiased">Proposition 1</a>' in html
     assert '<a class="reference internal" href="#lem-small">Lemma 1</a>' in html
-    assert 'href="#equation-eq-unbiased">(1)</a>' in html
+    assert 'href="#equation-eq-unbiased">(A.1)</a>' in html  # the book's own series (book/_ext/ldp_numbers.py)
 
 
 @pytest.mark.slow
@@ -97,4 +97,4 @@ def test_proof_directives_pdf(mini_book: Path):
                                    text=True, check=True).stdout.split())
     assert "Proposition 1 (Unbiased counts)" in text
     assert "Lemma 1" in text and "Proof." in text
-    assert "See Proposition 1, Lemma 1 and (1)." in text
+    assert "See Proposition 1, Lemma 1 and (A.1)." in text

@@ -1,13 +1,7 @@
-"""The PDF (``make pdf``): numbers as in the HTML book, and notebook tables as tables.
+"""The PDF (``make pdf``): notebook tables as tables.
 
-A Sphinx extension (listed in ``_config.yml``); both parts act on LaTeX builds only.
-
-Numbers. In HTML, figures and equations are numbered through the whole book (Fig. 1, 2,
-...; (1), (2), ...: the chapters are unnumbered). For a LaTeX build, sphinx-jupyterbook-latex
-turns the table of contents' parts into LaTeX parts and sets ``numfig_secnum_depth = 2``,
-which numbers them per chapter (Fig. 3.1). This extension runs after it and sets the depth
-back to 0, so LaTeX numbers them through the book too, in the same (table of contents)
-order, and the PDF's numbers are the HTML's.
+A Sphinx extension (listed in ``_config.yml``); it acts on LaTeX builds only. (The numbers of
+figures and equations, the same in the PDF as in the HTML, are set by ``ldp_numbers.py``.)
 
 Tables. For LaTeX, myst-nb shows a notebook output's PDF, PNG, LaTeX, Markdown or plain-text
 form, never its HTML. A pandas ``Styler``'s plain text is only ``<pandas.io.formats.style.Styler
@@ -26,7 +20,6 @@ from typing import Any
 from bs4 import BeautifulSoup
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.builders.latex import LaTeXBuilder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 # outputs that LaTeX shows as they are: the HTML table is then not needed
@@ -34,11 +27,6 @@ _LATEX_READY = {"application/pdf", "image/png", "image/jpeg", "text/latex"}
 # wider tables do not fit the page's text width legibly; they stay plain text
 MAX_COLUMNS = 12
 _MATH = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
-
-
-def _numbers_like_html(app: Sphinx) -> None:
-    if isinstance(app.builder, LaTeXBuilder):
-        app.config.numfig_secnum_depth = 0
 
 
 def _cell_content(text: str) -> nodes.paragraph:
@@ -132,7 +120,5 @@ class HtmlTablesForLatex(SphinxPostTransform):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    # sphinx_jupyterbook_latex sets the depth in its builder-inited handler (priority 500)
-    app.connect("builder-inited", _numbers_like_html, priority=900)
     app.add_post_transform(HtmlTablesForLatex)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
