@@ -80,7 +80,7 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 	@echo "[setup] pip: the ldp package itself, editable (pip install -e .)"
 	@$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@echo "[setup] registering the Jupyter kernel 'ldp' (this venv's Python) for the notebooks"
-	@$(PY) -m ipykernel install --sys-prefix --name ldp --display-name "Python 3 (ldp)" >/dev/null
+	@$(PY) -m ldp kernel >/dev/null  # ldp.rerun.ensure_kernel: the one kernel installation
 	@echo "[setup] done"
 	@touch $@
 

@@ -1,7 +1,7 @@
-"""``python -m ldp``: the package's command line (``rerun``; see :mod:`ldp.rerun`)."""
+"""``python -m ldp``: the package's command line (``rerun``, ``kernel``; see :mod:`ldp.rerun.cli`)."""
 import sys
 
-from .rerun import main
+from .rerun.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

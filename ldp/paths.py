@@ -22,14 +22,21 @@ defaults in both situations.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["source_checkout", "repo_root", "generated_dir", "figures_dir", "cache_dir", "data_dir", "atomic_path",
-           "configure_numba_cache"]
+           "source_digest", "configure_numba_cache", "PROGRESS_ENV"]
+
+#: environment variable naming the file where :func:`ldp.experiments.run_grid` writes its progress
+#: (set by the notebook runner, :func:`ldp.rerun.execute`, which polls the file)
+PROGRESS_ENV = "LDP_PROGRESS_FILE"
 
 _PACKAGE_PARENT = Path(__file__).resolve().parents[1]
 
@@ -110,18 +117,33 @@ def configure_numba_cache() -> None:
     if "numba" in sys.modules:  # numba read its configuration already
         from numba.core import config
 
-        if not config.CACHE_DIR:
-            config.CACHE_DIR = folder
+        if not getattr(config, "CACHE_DIR", None):
+            setattr(config, "CACHE_DIR", folder)  # noqa: B010 (set at run time; unknown to type checkers)
     else:
         os.environ["NUMBA_CACHE_DIR"] = folder
 
 
 @contextmanager
-def atomic_path(target: str | os.PathLike):
+def atomic_path(target: str | os.PathLike, *, sync: bool = False) -> Iterator[Path]:
     """Yield a temporary path next to ``target``; rename it onto ``target`` on success.
 
-    An exception (or an interrupt) leaves ``target`` untouched and removes the
-    temporary file, so readers never see a half-written file.
+    THE atomic writer of the project: every cache and output file is written
+    through it.  An exception (or an interrupt) leaves ``target`` untouched
+    and removes the temporary file, so readers never see a half-written file.
+
+    Parameters
+    ----------
+    target : str or os.PathLike
+        The file to write; its folder is created if needed.
+    sync : bool, keyword-only
+        ``os.fsync`` the written file before the rename, so that after a crash
+        of the machine the target is the old or the whole new file (the results
+        cache asks for it).
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary file to write (mode ``0o666`` minus the umask).
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +154,12 @@ def atomic_path(target: str | os.PathLike):
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual mode
     try:
         yield Path(tmp)
+        if sync:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -139,3 +167,26 @@ def atomic_path(target: str | os.PathLike):
         except FileNotFoundError:
             pass
         raise
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """THE digest of the library's own source: SHA-256 (hex) of every ``ldp/**/*.py``, path and content.
+
+    The results cache of :mod:`ldp.experiments` keys on it (a change to a
+    protocol, an engine or a data set invalidates cached results even when
+    ``ldp.__version__`` is not bumped), and so does the notebook runner's
+    execution cache.  Computed once per process (the sources of a running
+    process do not change).
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
+    package = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(package.rglob("*.py")):
+        h.update(f.relative_to(package).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()

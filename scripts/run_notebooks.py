@@ -5,7 +5,8 @@ The sources live in ``notebooks/*.ipynb``. Each one has a cell tagged
 ``parameters`` whose type-annotated defaults are the paper's settings, plus
 ``quick: bool = False``; a ``[quick: VALUE]`` at the end of a parameter's
 comment is its value in quick mode (see :mod:`ldp.rerun`, which holds the code
-this script shares with ``python -m ldp rerun``). This script
+this script shares with ``python -m ldp rerun``; the build itself is
+:mod:`ldp.rerun.build`, of which this script is the command line). This script
 
 1. checks every source notebook's parameters cell and quick values (before
    running anything);
@@ -36,245 +37,44 @@ Usage (from anywhere; paths resolve from the repository root)::
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
-import hashlib
-import json
 import os
-import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ["LDP_ROOT"] = str(ROOT)  # ldp.rerun (and the kernels) work on this checkout
+os.environ["LDP_ROOT"] = str(ROOT)  # ldp (and the kernels) work on this checkout
 
 from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
     KERNEL_NAME,
     NotebookError,
-    command_line,
     ensure_kernel,
     error_report,
     execute,
     kernel_env,
     notebook_parameters,
-    notebook_title,
     parameters_cell,
-    parse_assignments,
-    ParameterError,
-    quick_parameters,
-    rerun_example,
-    resolve_parameters,
     source_notebooks,
+)
+from ldp.rerun.build import (  # noqa: E402  (the book build)
+    cache_key,
+    mode_parameters,
+    params_markdown,
+    run_all,
+    stage,
+    write_params_page,
 )
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 GENERATED = ROOT / "_generated"
-# Inputs whose change invalidates every cached execution.
-SHARED_INPUTS = ("ldp", "requirements.txt", "pyproject.toml")
 __all__ = ["KERNEL_NAME", "NotebookError", "ensure_kernel", "error_report", "execute", "kernel_env",
-           "parameters_cell", "source_notebooks", "mode_parameters", "cache_key", "run_all", "stage",
-           "params_markdown", "write_params_page", "main"]
-
-
-def mode_parameters(nb_path: Path, quick: bool) -> dict:
-    """What papermill is given: nothing for the paper's settings, the quick values in quick mode."""
-    return quick_parameters(nb_path) if quick else {}
-
-
-# --------------------------------------------------------------------------- #
-# cache key
-# --------------------------------------------------------------------------- #
-def _hash_tree(h: "hashlib._Hash", path: Path) -> None:
-    if path.is_dir():
-        for p in sorted(path.rglob("*.py")):
-            h.update(p.relative_to(ROOT).as_posix().encode())
-            h.update(p.read_bytes())
-    elif path.is_file():
-        h.update(path.relative_to(ROOT).as_posix().encode())
-        h.update(path.read_bytes())
-
-
-def _data_listing() -> list[tuple[str, int]]:
-    # the one folder the data loaders read (ldp.datasets.data_folder): $LDP_DATA_DIR when set, else data/
-    dirs = [Path(os.environ["LDP_DATA_DIR"]) if os.environ.get("LDP_DATA_DIR") else ROOT / "data"]
-    out = [(str(dirs[0]), -1)]
-    for d in dirs:
-        if d.is_dir():
-            out += [(str(p), p.stat().st_size) for p in sorted(d.iterdir()) if p.is_file()]
-    return out
-
-
-def cache_key(nb_path: Path, params: dict) -> str:
-    """Hash of everything an execution depends on (notebook, ldp, pins, data, parameters)."""
-    h = hashlib.sha256()
-    h.update(nb_path.read_bytes())
-    for name in SHARED_INPUTS:
-        _hash_tree(h, ROOT / name)
-    h.update(json.dumps(params, sort_keys=True).encode())
-    h.update(json.dumps(_data_listing()).encode())
-    return h.hexdigest()
-
-
-# --------------------------------------------------------------------------- #
-# execution
-# --------------------------------------------------------------------------- #
-@dataclass
-class Result:
-    name: str
-    ok: bool
-    seconds: float
-    cached: bool
-    message: str = ""
-
-
-def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
-            interval: float = 10.0) -> list[Result]:
-    """Execute the notebooks whose inputs changed; print progress every ``interval`` seconds."""
-    mode = "quick" if quick else "full"
-    cache = GENERATED / "cache" / mode
-    manifest_path = cache / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-
-    notebooks = source_notebooks(only)
-    errors, params = [], {}
-    for nb in notebooks:  # every notebook's parameters (and quick marks) before running any
-        try:
-            notebook_parameters(nb)
-            params[nb.stem] = mode_parameters(nb, quick)
-        except (NotebookError, ValueError) as exc:
-            errors.append(str(exc))
-    if errors:
-        raise NotebookError("\n".join(errors))
-
-    todo, results = [], []
-    for nb in notebooks:
-        key = cache_key(nb, params[nb.stem])
-        entry = manifest.get(nb.stem)
-        done = cache / "notebooks" / nb.name
-        if not force and entry and entry.get("key") == key and done.is_file():
-            results.append(Result(nb.stem, True, entry.get("seconds", 0.0), True))
-        else:
-            todo.append((nb, key))
-
-    if todo:
-        ensure_kernel()
-    workers = max(1, min(jobs, len(todo)))
-    threads = max(1, (os.cpu_count() or 1) // workers) if workers > 1 else None
-
-    def one(item):
-        nb, key = item
-        t0 = time.perf_counter()
-        ok, report = execute(
-            nb, cache / "notebooks" / nb.name, params[nb.stem], cache / "figures",
-            cache / "logs" / f"{nb.stem}.log", threads, interval=interval,
-            progress=lambda line: print(f"[run_notebooks]   {nb.stem}: {line}", flush=True),
-        )
-        return nb, key, ok, time.perf_counter() - t0, report
-
-    for nb, _ in todo:
-        manifest.pop(nb.stem, None)
-    print(f"[run_notebooks] mode={mode}: executing {len(todo)} notebook(s) "
-          f"with {workers} worker(s), {len(results)} unchanged", flush=True)
-    with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(one, item) for item in todo]
-        for future in cf.as_completed(futures):
-            nb, key, ok, seconds, report = future.result()
-            status = "ok" if ok else "FAILED"
-            print(f"[run_notebooks]   {nb.stem}: {status} in {seconds:.1f} s", flush=True)
-            results.append(Result(nb.stem, ok, seconds, False, report))
-            if ok:
-                manifest[nb.stem] = {"key": key, "seconds": round(seconds, 2), "params": params[nb.stem],
-                                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-                cache.mkdir(parents=True, exist_ok=True)
-                manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    return sorted(results, key=lambda r: r.name)
-
-
-# --------------------------------------------------------------------------- #
-# staging for the book
-# --------------------------------------------------------------------------- #
-def stage(quick: bool) -> None:
-    """Copy the mode's executed notebooks and figures to the paths the book uses."""
-    cache = GENERATED / "cache" / ("quick" if quick else "full")
-    for sub in ("notebooks", "figures"):
-        target = GENERATED / sub
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        elif target.exists():
-            shutil.rmtree(target)
-        source = cache / sub
-        if source.is_dir():
-            shutil.copytree(source, target)
-        else:
-            target.mkdir(parents=True)
-    # a notebook removed from notebooks/ leaves the book (and the cache) too
-    current = {p.stem for p in source_notebooks()}
-    for folder in (GENERATED / "notebooks", cache / "notebooks"):
-        for path in folder.glob("*.ipynb"):
-            if path.stem not in current:
-                path.unlink()
-    (GENERATED / "MODE").write_text("quick\n" if quick else "full\n")
-
-
-def _md_cell(value: str) -> str:
-    return value.replace("|", "\\|").replace("\n", " ")
-
-
-def params_markdown() -> str:
-    """Markdown (MyST) with one section per notebook: a rerun command and the parameter table.
-
-    The command sets the notebook's example values (metadata ``ldp.rerun_example``);
-    ``tests/test_rerun.py`` runs every printed command.
-    """
-    out = [
-        "<!-- Generated by scripts/run_notebooks.py from the notebooks' "
-        "`parameters` cells. Do not edit. -->",
-        "",
-    ]
-    for nb in source_notebooks():
-        params = notebook_parameters(nb)
-        example = rerun_example(nb)
-        try:  # the example must be valid, or the page would print a command that fails
-            resolve_parameters(nb, parse_assignments(example), quick=True)
-        except ParameterError as exc:
-            raise NotebookError(f"{nb.name}: metadata ldp.rerun_example: {exc}") from None
-        out += [f"## {notebook_title(nb)}", ""]
-        if not example:
-            out += [f"Source: `notebooks/{nb.name}`."]
-        else:
-            out += [
-                f"Source: `notebooks/{nb.name}`. A small run with a few values of your own (quick sizes "
-                "for the others):",
-                "",
-                "```bash",
-                command_line(nb, example),
-                "```",
-            ]
-        out += [
-            "",
-            "| Parameter | Type | Default (paper setting) | Quick | Meaning |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for p in params.values():
-            quick = f"`{_md_cell(p.quick_text)}`" if p.has_quick else ""
-            out.append(f"| `{p.name}` | `{_md_cell(p.type)}` | `{_md_cell(p.default_text)}` | {quick} "
-                       f"| {_md_cell(p.help)} |")
-        out.append("")
-    if len(out) == 2:
-        out.append("*No notebooks yet.*")
-    return "\n".join(out) + "\n"
-
-
-def write_params_page() -> Path:
-    path = GENERATED / "params.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(params_markdown(), encoding="utf-8")
-    return path
+           "notebook_parameters", "parameters_cell", "source_notebooks", "mode_parameters", "cache_key",
+           "run_all", "stage", "params_markdown", "write_params_page", "main"]
 
 
 # --------------------------------------------------------------------------- #
 def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status (0 ok, 1 a notebook failed, 2 bad notebooks)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="quick=True and the notebooks' [quick: ...] values (small sizes)")

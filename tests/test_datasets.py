@@ -4,6 +4,7 @@ from __future__ import annotations
 import collections
 import gzip
 import hashlib
+import importlib
 import math
 import os
 import re
@@ -15,9 +16,12 @@ import numpy as np
 import pytest
 
 from ldp import datasets as D
+from ldp.datasets.__main__ import main as datasets_cli
+
+AOL = importlib.import_module("ldp.datasets.aol")  # the module (ldp.datasets.aol is the loader function)
 from ldp.values import decode, from_ints, to_ints, value_keys
 
-REPO = Path(D.__file__).resolve().parent.parent
+REPO = Path(D.__file__).resolve().parents[2]  # ldp/datasets/__init__.py -> the project
 SHIPPED = REPO / "data" / D.AOL_FILENAME  # committed with the project
 
 
@@ -213,7 +217,7 @@ def test_exponential_calibration():
 
 @pytest.fixture(scope="module")
 def url0():
-    return D.url(0)
+    return D.url(rng=0)
 
 
 def test_url_floor_calibration(url0):
@@ -229,15 +233,15 @@ def test_url_values_are_domain_like_and_reproducible(url0):
     assert len(set(names)) == url0.n_distinct
     pat = re.compile(r"^[a-z0-9]+(\.[a-z]+)+$")
     assert all(pat.match(s) and len(s.encode()) <= 20 for s in names)
-    again = D.url(0)
+    again = D.url(rng=0)
     np.testing.assert_array_equal(url0.values, again.values)
-    other = D.url(1)
+    other = D.url(rng=1)
     assert not np.array_equal(url0.ranked_values[:10], other.ranked_values[:10])
     np.testing.assert_array_equal(url0.ranked_counts, other.ranked_counts)  # floor slicing: counts fixed
 
 
 def test_url_binomial_calibration_within_5_sigma():
-    ds = D.url(3, slicing="binomial")
+    ds = D.url(slicing="binomial", rng=3)
     a, T = D.URL_CALIBRATION["binomial"]
     w = np.arange(1, 80_001, dtype=float) ** -a
     M = np.rint(T * w / w.sum())
@@ -249,7 +253,7 @@ def test_url_binomial_calibration_within_5_sigma():
     assert abs(ds.n - mean_n) < 5 * sd_n
     assert abs(ds.n_distinct - mean_d) < 5 * sd_d
     with pytest.raises(ValueError, match="slicing"):
-        D.url(0, slicing="round")
+        D.url(slicing="round", rng=0)
 
 
 # --------------------------------------------------------------------------------------
@@ -294,7 +298,8 @@ def test_aol_facts():
     assert ds.decode(ds.top(3)) == ["-", "google", "myspac"]
     raw = decode(ds.distinct, 6, strip=False, as_bytes=True)
     assert sum(any(c > 127 for c in b) for b in raw) == 19  # non-ASCII bytes kept
-    assert D.aol(d) is ds  # memoised
+    assert D.aol(d) is ds  # memoised, in a bounded memo
+    assert AOL._aol_dataset.cache_info().maxsize <= 4 and AOL._read_tally.cache_info().maxsize <= 4
     other = D.aol(d, rng=1)
     assert not np.array_equal(other.values, ds.values)
     np.testing.assert_array_equal(other.distinct_counts, ds.distinct_counts)
@@ -306,7 +311,7 @@ def test_aol_lookup_order(tmp_path, monkeypatch):
     project.mkdir()
     shipped = project / D.AOL_FILENAME
     shipped.write_bytes(gzip.compress(b"abcdef\t2\n"))
-    monkeypatch.setattr(D, "_default_data_dir", lambda: project)
+    monkeypatch.setattr(AOL, "_default_data_dir", lambda: project)
     monkeypatch.delenv("LDP_DATA_DIR", raising=False)
     assert D.data_folder() == project
     assert D.find_aol() == shipped  # no LDP_DATA_DIR: the project's data/ folder
@@ -329,18 +334,18 @@ def test_check_aol_missing_and_corrupt(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LDP_DATA_DIR", str(tmp_path))
     with pytest.raises(D.DataFileNotFoundError):
         D.check_aol()
-    assert D.main(["check", "aol"]) == 1
+    assert datasets_cli(["check", "aol"]) == 1
     assert "AOL data unavailable" in capsys.readouterr().err
     (tmp_path / D.AOL_FILENAME).write_bytes(gzip.compress(b"abcdef\t2\n"))
     with pytest.raises(D.ChecksumError, match=D.AOL_SHA256):
         D.check_aol()
-    assert D.main(["check", "aol"]) == 1
+    assert datasets_cli(["check", "aol"]) == 1
     assert "expected " + D.AOL_SHA256 in capsys.readouterr().err
     monkeypatch.delenv("LDP_DATA_DIR")
     real = _aol_dir() / D.AOL_FILENAME
     monkeypatch.setenv("LDP_DATA_DIR", str(real.parent))
     assert D.check_aol() == real
-    assert D.main(["check", "aol"]) == 0
+    assert datasets_cli(["check", "aol"]) == 0
     assert "sha256 verified" in capsys.readouterr().out
 
 
@@ -350,7 +355,7 @@ def test_aol_missing_file_error(tmp_path, monkeypatch):
     assert isinstance(err.value, FileNotFoundError)
     msg = str(err.value)
     assert "make data" in msg and D.AOL_URL in msg and "LDP_DATA_DIR" in msg and "data/" in msg
-    monkeypatch.setattr(D, "_default_data_dir", lambda: tmp_path)
+    monkeypatch.setattr(AOL, "_default_data_dir", lambda: tmp_path)
     monkeypatch.delenv("LDP_DATA_DIR", raising=False)
     with pytest.raises(FileNotFoundError, match="make data"):
         D.aol()
@@ -383,15 +388,15 @@ def test_fetch_aol_verifies_and_is_atomic(tmp_path, capsys):
     assert list(dest.iterdir()) == []  # nothing kept, no partial file
     with pytest.raises(D.DownloadError):
         D.fetch_aol(dest, url=(tmp_path / "absent.gz").as_uri())
-    assert D.main(["fetch", "aol", "--dest", str(dest), "--url", (tmp_path / "absent.gz").as_uri()]) != 0
+    assert datasets_cli(["fetch", "aol", "--dest", str(dest), "--url", (tmp_path / "absent.gz").as_uri()]) != 0
     assert "could not download" in capsys.readouterr().err
     d = _aol_dir()
     src = d / D.AOL_FILENAME
-    assert D.main(["fetch", "aol", "--dest", str(dest), "--url", str(src)]) == 0
+    assert datasets_cli(["fetch", "aol", "--dest", str(dest), "--url", str(src)]) == 0
     target = dest / D.AOL_FILENAME
     assert hashlib.sha256(target.read_bytes()).hexdigest() == D.AOL_SHA256
     assert "saved" in capsys.readouterr().out
-    assert D.main(["fetch", "aol", "--dest", str(dest)]) == 0  # present: no download
+    assert datasets_cli(["fetch", "aol", "--dest", str(dest)]) == 0  # present: no download
     assert "already present" in capsys.readouterr().out
     assert D.fetch_aol(dest) == target
 
@@ -434,7 +439,7 @@ def test_fetch_aol_over_http(http_folder, tmp_path, monkeypatch, capsys):
         D.fetch_aol(url=f"{base}/absent.gz")
     target = dest / D.AOL_FILENAME
     target.write_bytes(b"corrupt")  # a wrong file is replaced by a verified one
-    assert D.main(["fetch", "aol", "--url", f"{base}/real.gz"]) == 0
+    assert datasets_cli(["fetch", "aol", "--url", f"{base}/real.gz"]) == 0
     assert "wrong sha256" in capsys.readouterr().out
     assert D.check_aol() == target
     assert sorted(p.name for p in dest.iterdir()) == [D.AOL_FILENAME]

@@ -14,6 +14,7 @@ import pytest
 
 import ldp
 from ldp import experiments as ex
+from ldp.experiments import cache as ex_cache, run as ex_run, worker as ex_worker
 from ldp.datasets import Dataset, zipf
 
 # fakes below travel to loky/dask workers by value (the tests folder is not importable there)
@@ -82,7 +83,7 @@ def _registry():
     ex.register_protocol("FakeOther", FakeOther, replace=True)
     ex.register_dataset("czipf", counted_zipf, replace=True)
     ex.register_dataset("fixed", fixed_data, replace=True)
-    ex._MEMO.clear()
+    ex_worker.load.cache_clear()
     FakeTopK.calls = 0
     LOADS["n"] = 0
     yield
@@ -198,10 +199,10 @@ def test_callers_parallel_config_is_used(cache_dir):
     g = small_grid()
     a = ex.run_grid(g, n_jobs=1, cache=False)
     with joblib.parallel_config(backend="threading", n_jobs=2):
-        assert ex._resolve_n_jobs(None) == 2
+        assert ex_run._resolve_n_jobs(None) == 2
         b = ex.run_grid(g, cache=False)
     pd.testing.assert_frame_equal(without(a), without(b))
-    assert ex._resolve_n_jobs(None) == -1  # no config: all local cores
+    assert ex_run._resolve_n_jobs(None) == -1  # no config: all local cores
 
 
 def test_rows_do_not_depend_on_listing_order_or_grid_extent(cache_dir):
@@ -221,7 +222,7 @@ def test_rows_do_not_depend_on_listing_order_or_grid_extent(cache_dir):
 def test_each_row_reproduces_alone(cache_dir):
     g = small_grid(repetitions=2)
     df = ex.run_grid(g, n_jobs=1, cache=False)
-    ex._MEMO.clear()
+    ex_worker.load.cache_clear()
     for i in [0, 5, 17, len(df) - 1]:
         row = df.iloc[i]
         again = ex.rerun_row(row)
@@ -249,7 +250,7 @@ def test_real_protocols_reproduce_and_threshold_truth(cache_dir):
     assert (top["n_true"] == 8).all()
     assert (thr["n_true"] == len(ds.above(0.04))).all() and len(ds.above(0.04)) < 8
     assert thr["threshold"].dtype == float  # None and numbers make a numeric column with NaN
-    ex._MEMO.clear()
+    ex_worker.load.cache_clear()
     for i in range(0, len(df), 3):
         row, again = df.iloc[i], ex.rerun_row(df.iloc[i])
         same = [c for c in df.columns if c not in TIMING
@@ -320,22 +321,22 @@ def test_cache_reuses_points_and_repetitions(cache_dir):
 
 
 def test_interrupted_write_leaves_no_cache_file(cache_dir, monkeypatch):
-    def broken(df, fh):
-        fh.write(b"PAR1 half a file")
+    def broken(df, path):
+        path.write_bytes(b"PAR1 half a file")
         raise KeyboardInterrupt  # e.g. Ctrl-C while writing
 
-    real_write = ex._to_parquet
-    monkeypatch.setattr(ex, "_to_parquet", broken)
+    real_write = ex_cache._to_parquet
+    monkeypatch.setattr(ex_cache, "_to_parquet", broken)
     g = small_grid(repetitions=1)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1)
     assert list(cache_dir.iterdir()) == []  # no partial file, no temporary file
-    monkeypatch.setattr(ex, "_to_parquet", real_write)
+    monkeypatch.setattr(ex_cache, "_to_parquet", real_write)
     df = ex.run_grid(g, n_jobs=1)
     assert len(list(cache_dir.glob(POINT_FILES))) == g.n_points and len(df) == g.n_runs
     # an interrupted overwrite (cache="refresh") keeps the old file intact
     before = {f.name: f.read_bytes() for f in cache_dir.iterdir()}
-    monkeypatch.setattr(ex, "_to_parquet", broken)
+    monkeypatch.setattr(ex_cache, "_to_parquet", broken)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1, cache="refresh")
     assert {f.name: f.read_bytes() for f in cache_dir.iterdir()} == before
@@ -343,19 +344,19 @@ def test_interrupted_write_leaves_no_cache_file(cache_dir, monkeypatch):
 
 def test_interrupt_keeps_finished_points(cache_dir, monkeypatch):
     g = small_grid(repetitions=1)
-    real = ex._execute
+    real = ex_worker.execute
 
     def stop_late(run, loaded):
         if run.point == 5:
             raise KeyboardInterrupt
         return real(run, loaded)
 
-    monkeypatch.setattr(ex, "_execute", stop_late)
+    monkeypatch.setattr(ex_worker, "execute", stop_late)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1, chunk_size=1)
     assert len(list(cache_dir.glob(POINT_FILES))) == 5
     assert not list(cache_dir.glob("*.tmp"))
-    monkeypatch.setattr(ex, "_execute", real)
+    monkeypatch.setattr(ex_worker, "execute", real)
     FakeTopK.calls = 0
     ex.run_grid(g, n_jobs=1)
     assert FakeTopK.calls == g.n_points - 5
@@ -407,7 +408,7 @@ def test_default_cache_dir(monkeypatch, tmp_path):
 
     monkeypatch.delenv("LDP_CACHE_DIR", raising=False)
     monkeypatch.delenv("LDP_ROOT", raising=False)
-    assert ex.default_cache_dir() == Path(ex.__file__).resolve().parent.parent / ".cache" / "experiments"
+    assert ex.default_cache_dir() == Path(ex.__file__).resolve().parents[2] / ".cache" / "experiments"
     monkeypatch.setenv("LDP_CACHE_DIR", str(tmp_path))
     assert ex.default_cache_dir() == tmp_path.resolve() / "experiments"
     g = small_grid(repetitions=1)
@@ -432,7 +433,7 @@ def test_dask_cluster_gives_the_same_rows(cache_dir, monkeypatch):
         monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
         remote = ex.run_grid(g, progress=False)
         with distributed.Client(cluster.scheduler_address) as client:  # the runs happened on the workers
-            assert sum(len(v) for v in client.run(lambda: list(ex._MEMO)).values()) >= 2
+            assert sum(client.run(lambda: ex_worker.load.cache_info().currsize).values()) >= 2
     pd.testing.assert_frame_equal(without(local), without(remote))
     # what the cluster cached is served locally without it
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")

@@ -1,0 +1,82 @@
+"""The results cache of experiment grids: one parquet file per point, plus the assembled frame of a grid.
+
+A point's file is named by its cache key (a SHA-256 of the point's canonical
+parameters, the root seed, the rank depth, the library version with its source
+digest and the row format) and holds every repetition computed so far, so more
+repetitions or more points reuse what is there.  The assembled frame of a grid
+is stored whole too (``grid-<key>.parquet``), so re-rendering a page reads one
+file.  Files are written atomically and synced (:func:`ldp.paths.atomic_path`),
+each point as soon as it is complete, so an interrupted grid keeps its finished
+points and never leaves a partial file; a damaged file is a miss, with a warning.
+
+Why not :class:`joblib.Memory`: it stores one call's whole return value under a
+hash of that call's arguments, so it could neither extend a point's stored
+repetitions with new ones nor store each point as the workers finish it, which
+is what this cache is for.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from ..paths import atomic_path, cache_dir
+
+__all__ = ["default_cache_dir", "normalize", "write_frame", "read_frame"]
+
+
+def default_cache_dir() -> Path:
+    """Where grids are cached: ``ldp.paths.cache_dir() / "experiments"``.
+
+    That is ``$LDP_CACHE_DIR/experiments`` when the variable is set, else
+    ``<repo root>/.cache/experiments`` (repo root from the package location,
+    or ``$LDP_ROOT``).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    return cache_dir() / "experiments"
+
+
+def normalize(df: pd.DataFrame) -> pd.DataFrame:
+    """Round-trip through Arrow so fresh and cached frames have identical dtypes."""
+    return pa.Table.from_pandas(df, preserve_index=False).to_pandas()
+
+
+def _to_parquet(df: pd.DataFrame, path: Path) -> None:
+    df.to_parquet(path, index=False)
+
+
+def write_frame(df: pd.DataFrame, path: Path) -> None:
+    """Write ``df`` to ``path`` as parquet, atomically and synced: readers see the old file or the whole new one."""
+    with atomic_path(path, sync=True) as tmp:
+        _to_parquet(df, tmp)
+
+
+def read_frame(path: Path, per_point: bool = True) -> pd.DataFrame | None:
+    """The frame cached in ``path``; None when the file is missing or damaged (with a warning).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A point's file or a grid's file.
+    per_point : bool
+        A point's file: each repetition at most once.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+    """
+    if not path.exists():
+        return None
+    try:
+        df = pd.read_parquet(path)
+        if "rep" not in df.columns or (per_point and df["rep"].duplicated().any()):
+            raise ValueError("bad layout")
+        return df
+    except Exception as exc:  # a damaged file is a miss, not a failure
+        warnings.warn(f"ignoring unreadable cache file {path}: {exc}", RuntimeWarning, stacklevel=3)
+        return None
