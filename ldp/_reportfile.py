@@ -21,8 +21,9 @@ import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -80,8 +81,9 @@ def write(path, kind: str, meta: dict, arrays: Mapping[str, np.ndarray]) -> None
     if _META in arrays:
         raise ValueError(f"array name {_META!r} is reserved")
     full = {"type": kind, "format": FORMAT, **meta, "sha256": checksum(arrays)}
+    members: dict[str, Any] = {_META: np.array(json.dumps(full)), **arrays}
     with atomic_path(os.fspath(path)) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, **{_META: np.array(json.dumps(full))}, **arrays)
+        np.savez(fh, **members)
 
 
 def _damaged(path, err: BaseException) -> ReportsFileError:

@@ -513,7 +513,7 @@ def test_count_engine_law_for_hashed_oracles(small16_5k, spec):
     for engine in ("protocol", "counts"):
         rows = []
         for s in range(R):
-            src, plan, n = P.source(small16_5k, rng=s, engine=engine)
+            src = P.source(small16_5k, rng=s, engine=engine)
             rows.append(src.supports((0,), q, cands)[pick])
         sup[engine] = np.array(rows, dtype=float)
     o = q.oracle()

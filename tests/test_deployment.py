@@ -18,7 +18,7 @@ from scipy import stats
 
 import ldp
 from ldp import datasets
-from ldp.protocols import Plan, ProtocolReports, _base
+from ldp.protocols import Plan, ProtocolReports, batches
 
 ROOT = Path(__file__).resolve().parents[1]
 ALPHA = 1e-6
@@ -51,7 +51,7 @@ def _batches(P, values, plan, cuts, rng):
 @pytest.mark.parametrize("name", list(MAKERS))
 def test_batches_give_the_reports_of_one_batch(data, name, block, monkeypatch):
     if block is not None:  # many noise blocks, batches cutting through them
-        monkeypatch.setattr(_base, "NOISE_BLOCK", block)
+        monkeypatch.setattr(batches, "NOISE_BLOCK", block)
     P = MAKERS[name]()
     plan = P.plan(data.n, rng=1)
     one = P.privatize(data.values, plan=plan, rng=5)
@@ -135,10 +135,10 @@ def test_plan_is_public_serialisable_and_checked(data, tmp_path):
 
 def test_counts_engine_uses_the_plan_of_the_protocol_engine(data):
     P = ldp.SPM(2.0, 4, 16, query_limit=2**10, final_fraction=0.2)
-    src_c, plan_c, _ = P.source(data, rng=12, engine="counts")
-    src_p, plan_p, _ = P.source(data, rng=12, engine="protocol")
-    assert plan_c == plan_p
-    np.testing.assert_array_equal(src_p.reports.labels, plan_c.labels())
+    src_c = P.source(data, rng=12, engine="counts")
+    src_p = P.source(data, rng=12, engine="protocol")
+    assert src_c.plan == src_p.plan
+    np.testing.assert_array_equal(src_p.reports.labels, src_c.plan.labels())
 
 
 def test_bad_batches(data):

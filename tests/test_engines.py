@@ -48,7 +48,7 @@ def test_sparse_top_draw_matches_full_draw(N0, n, q, K, min_support):
     top_s, top_f, cnt_s, cnt_f = [], [], [], []
     thr = min_support if min_support is not None else 0
     for _ in range(reps):
-        got, v = iid_binomial_top(np.array([N0]), n, q, K, g, min_support=min_support)
+        got, v = iid_binomial_top(np.array([N0]), n, q, K, rng=g, min_support=min_support)
         assert got[0] == v.shape[0] >= min(K, N0)
         full = g.binomial(n, q, N0)
         s = np.sort(v)[::-1]
@@ -87,7 +87,7 @@ def test_count_supports_law():
     """Law 1: I_c ~ Bin(N_c, p) + Bin(N - N_c, q) (mean and variance, 5 sigma)."""
     ds = datasets.zipf(30_000, m=16, rng=4)
     P = ldp.PEM(1.0, 4, 16, gamma=0, eta=16)
-    q = P._plan(ds.n, {}).questions[0][0]
+    q = P.plan(ds.n, rng=0).questions[0][0]
     o = q.oracle()
     cands = RangeCandidates(2**16, 16)
     top = ds.top(3).astype(np.int64)
@@ -95,7 +95,7 @@ def test_count_supports_law():
     pick = np.r_[top, zero]
     sup = []
     for s in range(300):
-        src, plan, n = P.source(ds, rng=s, engine="counts")
+        src = P.source(ds, rng=s, engine="counts")
         sup.append(src.supports((0,), q, cands)[pick])
     sup = np.array(sup, dtype=float)
     Nc = ds.count_of(pick.astype(np.uint64)).astype(float)
@@ -155,7 +155,7 @@ def test_engines_agree_pem(zipf24):
     P = ldp.PEM(2.0, 8, 24, query_limit=2**12)
     c = P.config(zipf24.n)
     L1 = c.prefix_lengths[0]
-    q = P._plan(zipf24.n, {}).questions[0][0]
+    q = P.plan(zipf24.n, rng=0).questions[0][0]
     cands = RangeCandidates(2**L1, L1)
     heavy = np.unique(zipf24.top(3) >> np.uint64(24 - L1)).astype(np.int64)
     zero = np.setdiff1d(np.arange(2**L1), (zipf24.distinct >> np.uint64(24 - L1)).astype(np.int64))[:2]
@@ -165,10 +165,9 @@ def test_engines_agree_pem(zipf24):
     for engine in ("protocol", "counts"):
         sup[engine], f1[engine] = [], []
         for s in range(R):
-            src, plan, n = P.source(zipf24, rng=s, engine=engine)
+            src = P.source(zipf24, rng=s, engine=engine)
             sup[engine].append(src.supports((0,), q, cands)[pick])
-            out, _ = P._aggregate(src, plan, n)
-            f1[engine].append(metrics.f1(top, out[0]))
+            f1[engine].append(metrics.f1(top, P.identify(src).heavy_hitters))
         sup[engine] = np.array(sup[engine], dtype=float)
     for j in range(len(pick)):
         assert stats.ks_2samp(sup["protocol"][:, j], sup["counts"][:, j]).pvalue > ALPHA
@@ -193,7 +192,8 @@ def test_engines_agree_spm_pairs():
     for engine in ("protocol", "counts"):
         rows = []
         for s in range(R):
-            src, plan, n = P.source(vals, rng=s, engine=engine)
+            src = P.source(vals, rng=s, engine=engine)
+            plan = src.plan
             sa = src.top(plan.groups_asking(qa), qa, RangeCandidates(256, 8), 4, remember=True)
             sb = src.top(plan.groups_asking(qb), qb, RangeCandidates(256, 8), 4, remember=True)
             assert np.array_equal(np.sort(sa.index).astype(np.uint64), A)  # the answer is clear
@@ -210,7 +210,7 @@ def test_engines_agree_spm_pairs():
             ru = np.where(s2 == b, o.p, o.q)
             col = 8 + 4 * i + j
             mean, var = (pu * ru).sum(), (pu * ru * (1 - pu * ru)).sum()
-            for engine, x in rec.items():
+            for x in rec.values():
                 assert abs(x[:, col].mean() - mean) < 5 * np.sqrt(var / R)
             assert stats.ks_2samp(rec["protocol"][:, col], rec["counts"][:, col]).pvalue > ALPHA
             # correlation with the segment support J_a (used by the joint estimator)
@@ -236,15 +236,14 @@ def test_engines_agree_mcm(zipf24):
     for engine in ("protocol", "counts"):
         sup[engine], f1[engine] = [], []
         for s in range(R):
-            src, plan, n = P.source(zipf24, rng=s, engine=engine)
-            q = plan.questions[0][0]
+            src = P.source(zipf24, rng=s, engine=engine)
+            q = src.plan.questions[0][0]
             a = int(q.answer(hh, 24)[0])  # (channel, block) of the top value
             other = (a + 7) % q.domain_size
             pair = np.array(sorted([a, other]), dtype=np.uint64)
             s2 = src.supports((0,), q, ExplicitCandidates(pair, q.width))
             sup[engine].append([s2[pair.tolist().index(a)], s2[pair.tolist().index(other)]])
-            out, _ = P._aggregate(src, plan, n)
-            f1[engine].append(metrics.f1(top, out[0]))
+            f1[engine].append(metrics.f1(top, P.identify(src).heavy_hitters))
         sup[engine] = np.array(sup[engine], dtype=float)
     for j in range(2):
         assert stats.ks_2samp(sup["protocol"][:, j], sup["counts"][:, j]).pvalue > ALPHA

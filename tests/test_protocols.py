@@ -5,8 +5,15 @@ from scipy import stats
 
 import ldp
 from ldp import datasets, metrics
-from ldp.protocols import (ExtendCandidates, ProtocolReports, assign_groups, channel_hash, group_sizes,
-                           select_top, split_bits)
+from ldp.protocols import (
+    ExtendCandidates,
+    ProtocolReports,
+    assign_groups,
+    channel_hash,
+    group_sizes,
+    select_top,
+    split_bits,
+)
 
 ALPHA = 1e-3  # false-alarm rate of each statistical test
 
@@ -193,8 +200,9 @@ def test_same_seed_same_result(small16, make, engine):
 
 def test_engines_share_the_group_assignment(small16):
     P = ldp.SPM(2.0, 4, 16, query_limit=2**10, final_fraction=0.2)
-    src_c, plan, n = P.source(small16, rng=12, engine="counts")
-    src_p, _, _ = P.source(small16, rng=12, engine="protocol")
+    src_c = P.source(small16, rng=12, engine="counts")
+    src_p = P.source(small16, rng=12, engine="protocol")
+    plan = src_c.plan
     assert src_c.sizes == src_p.sizes
     labels = src_p.reports.labels
     G = plan.n_groups
@@ -211,7 +219,7 @@ def test_group_sizes_and_uniform_assignment():
     hits = np.zeros((n, 4))
     g = np.random.default_rng(0)
     for _ in range(R):
-        hits[np.arange(n), assign_groups(n, (0.25,) * 4, g)] += 1
+        hits[np.arange(n), assign_groups(n, (0.25,) * 4, rng=g)] += 1
     chi2 = ((hits - R / 4) ** 2 / (R / 4)).sum()
     # the 8 x 4 table has row and column sums fixed: (8 - 1) * (4 - 1) degrees of freedom
     assert chi2 < stats.chi2.isf(ALPHA, 21)
@@ -247,17 +255,20 @@ def test_select_top_blocks_and_threshold():
     lambda ff: ldp.SPM(2.0, 4, 24, final_fraction=ff),
     lambda ff: ldp.MCM(2.0, 4, 24, final_fraction=ff),
     lambda ff: ldp.Strawman(2.0, 4, 24, final_fraction=ff),
+    lambda ff: ldp.TreeHist(2.0, 4, 24, bits_per_level=4, final_fraction=ff),
+    lambda ff: ldp.TreeHist(2.0, 4, 4, bits_per_level=4, final_fraction=ff),  # no level: the whole value only
+    lambda ff: ldp.SFP(2.0, 4, 24, hash_bits=4, final_fraction=ff),
 ])
 @pytest.mark.parametrize("ff", [None, 0.1])
 def test_each_user_spends_exactly_epsilon(make, ff):
     # eps-LDP by sequential composition: a user's OLH reports (each eps_j-LDP, proved in
     # the oracle tests) must add up to eps in every group.
     P = make(ff)
-    plan = P._plan(10_000, P._public(np.random.default_rng(0)))
+    plan = P.plan(10_000, rng=0)
     for qs in plan.questions:
         assert sum(q.epsilon for q in qs) == pytest.approx(2.0, rel=1e-12)
     assert sum(plan.fractions) == pytest.approx(1.0)
-    if ff is not None and not isinstance(P, ldp.PEM):
+    if ff is not None and not isinstance(P, ldp.PEM) and P.part_reports:  # a final group: the whole value only
         assert plan.fractions[-1] == ff and len(plan.questions[-1]) == 1
 
 
@@ -387,3 +398,69 @@ def test_same_seedsequence_twice_gives_same_result():
     assert ss.n_children_spawned == before
     np.testing.assert_array_equal(a.heavy_hitters, b.heavy_hitters)
     np.testing.assert_array_equal(a.estimates, b.estimates)
+
+
+@pytest.mark.parametrize("make", [
+    lambda ff: ldp.SPM(2.0, 4, 24, final_fraction=ff),
+    lambda ff: ldp.MCM(2.0, 4, 24, final_fraction=ff),
+    lambda ff: ldp.Strawman(2.0, 4, 24, final_fraction=ff),
+    lambda ff: ldp.TreeHist(2.0, 4, 24, bits_per_level=4, final_fraction=ff),
+    lambda ff: ldp.SFP(2.0, 4, 24, hash_bits=4, final_fraction=ff),
+])
+@pytest.mark.parametrize("ff", [None, 0.1])
+def test_budget_rule_and_largest_epsilon(make, ff):
+    """The one final_fraction rule: the budgets the plan uses, and max_epsilon = oracle limit x split."""
+    P = make(ff)
+    part, whole = P.budgets()
+    r = P.part_reports
+    if ff is None:
+        assert part == whole == pytest.approx(2.0 / (r + 1), rel=1e-15)
+    else:
+        assert (part, whole) == (pytest.approx(2.0 / r, rel=1e-15), 2.0)
+    parts, whole_q = P.questions()
+    assert {q.epsilon for q in parts} == {part} and whole_q.epsilon == whole
+    assert whole_q.oracle_name == P.oracle and all(q.oracle_name == P.oracle for q in parts)
+    limit = ldp.protocols.report_epsilon_limit(P.oracle)[0]
+    assert P.max_epsilon == pytest.approx(limit * P.epsilon / max(part, whole), rel=1e-12)
+    with pytest.raises(ValueError, match="epsilon"):
+        make(ff).__class__(P.max_epsilon * 1.01, 4, 24, final_fraction=ff)
+
+
+@pytest.mark.parametrize("engine", ["counts", "protocol"])
+@pytest.mark.parametrize("make", [
+    lambda: ldp.PEM(2.0, 4, 16, eta=6),
+    lambda: ldp.SPM(2.0, 4, 16, query_limit=2**10),
+    lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4),
+])
+def test_run_is_identify_of_source(small16, make, engine):
+    """run() = identify(source()) with the same rng; identify() refuses another protocol's source."""
+    P = make()
+    a = P.run(small16, rng=21, engine=engine)
+    src = P.source(small16, rng=21, engine=engine)
+    assert src.engine == engine and src.n == small16.n and src.plan.protocol == P.name
+    b = P.identify(src)
+    np.testing.assert_array_equal(a.heavy_hitters, b.heavy_hitters)
+    np.testing.assert_array_equal(a.estimates, b.estimates)
+    assert b.engine == engine and b.rounds[-1].kept.tolist() == b.heavy_hitters.tolist()
+    with pytest.raises(ValueError, match="plan was made by"):
+        ldp.MCM(2.0, 4, 16, query_limit=2**12).identify(src)
+    with pytest.raises(TypeError, match="SupportSource"):
+        P.identify(small16)
+
+
+def test_raw_array_is_tallied_once_per_content(small16):
+    """A plain array gives the results of its Dataset; its tally is reused until its content changes."""
+    from ldp.engines import prepare
+
+    P = ldp.PEM(2.0, 4, 16, eta=6)
+    arr = np.array(small16.values)  # a writeable copy
+    a, b = P.run(arr, rng=5, engine="counts"), P.run(small16, rng=5, engine="counts")
+    np.testing.assert_array_equal(a.heavy_hitters, b.heavy_hitters)
+    np.testing.assert_array_equal(a.estimates, b.estimates)
+    first = prepare(arr, 16)
+    assert prepare(arr, 16) is first and prepare(arr.copy(), 16) is first  # same content, same tally
+    assert prepare(small16, 16) is small16  # a Dataset carries its own tally
+    arr[0] ^= np.uint64(1)  # a changed array is tallied again
+    changed = prepare(arr, 16)
+    assert changed is not first
+    np.testing.assert_array_equal(changed.distinct[changed.user_index], arr)

@@ -80,7 +80,7 @@ class Dataset:
 
     @classmethod
     def from_values(cls, values, m: int, name: str = "data", *, nbytes: int | None = None,
-                    params: Mapping[str, Any] | None = None) -> "Dataset":
+                    params: Mapping[str, Any] | None = None) -> Dataset:
         """A data set from one value per user (see :func:`ldp.values.as_values`).
 
         Parameters
@@ -101,9 +101,9 @@ class Dataset:
         return cls(values, m, name, nbytes, params or {})
 
     @classmethod
-    def from_counts(cls, distinct_values, counts, m: int, name: str = "data", rng=None,
-                    shuffle: bool = True, *, nbytes: int | None = None,
-                    params: Mapping[str, Any] | None = None) -> "Dataset":
+    def from_counts(cls, distinct_values, counts, m: int, name: str = "data", *, rng=None,
+                    shuffle: bool = True, nbytes: int | None = None,
+                    params: Mapping[str, Any] | None = None) -> Dataset:
         """A data set from a tally: ``counts[i]`` users hold ``distinct_values[i]``.
 
         Parameters
@@ -333,10 +333,10 @@ class Dataset:
         int or numpy.ndarray
             An int for a scalar input, else an int64 array.
         """
-        if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
-            return int(self.count_of(as_values([int(values)], self.m))[0])
-        idx = self.index_of(values)
-        return np.where(idx >= 0, self.distinct_counts[np.maximum(idx, 0)], 0).astype(np.int64)
+        scalar = isinstance(values, (int, np.integer)) and not isinstance(values, bool)
+        idx = self.index_of(as_values([int(values)], self.m) if scalar else values)
+        counts = np.where(idx >= 0, self.distinct_counts[np.maximum(idx, 0)], 0).astype(np.int64)
+        return int(counts[0]) if scalar else counts
 
     def frequency_of(self, values) -> np.ndarray | float:
         """True frequency (count / n) of arbitrary values; see :meth:`count_of`."""

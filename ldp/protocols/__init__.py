@@ -3,39 +3,61 @@ TreeHist and SFP, the protocols that came after PEM (issue 14).
 
 Every protocol is a real client/server protocol:
 
-* ``plan(n, rng=None)`` -- what the server publishes first (:class:`Plan`,
+* ``plan(n, *, rng=None)`` -- what the server publishes first (:class:`Plan`,
   serialisable): everything that depends on the number of users ``n`` (the
   configuration, the groups and their questions, public seeds, each user's
   group);
-* ``privatize(values, rng=None, plan=plan, users=...)`` -- what the users
-  send, for any batch of users (down to one): each user's group and OLH
+* ``privatize(values, *, rng=None, plan=plan, users=...)`` -- what the users
+  send, for any batch of users (down to one): each user's group and oracle
   reports (:class:`ProtocolReports`, savable with ``save``/``load``, merged
   with :meth:`ProtocolReports.concat`); batches privatized with the same
   ``rng`` merge into exactly the reports of one batch;
-* ``aggregate(reports, rng=None)`` -- the server side, from the reports alone;
-* ``run(values, rng=None, engine="protocol")`` -- all three; ``engine="counts"``
+* ``aggregate(reports, *, rng=None)`` -- the server side, from the reports alone;
+* ``run(values, *, rng=None, engine="protocol")`` -- all three; ``engine="counts"``
   uses the count-level engine of :mod:`ldp.engines` instead (each aggregated
-  support drawn from its exact law), with the same plan and group assignment.
+  support drawn from its exact law), with the same plan and group assignment;
+* ``source(values, *, rng=None, engine=...)`` and ``identify(source)`` -- the
+  two halves of ``run``: the run's support source, then the aggregation on it.
 
 The protocol logic (rounds, candidate building, top-k / threshold release)
 is written once per protocol against :class:`ldp.engines.SupportSource`; only
-the step producing supports differs between the engines.
+the step producing supports differs between the engines.  The building
+blocks (questions, plans, candidates, the selection rule, results) live in
+:mod:`ldp.core` and are re-exported here.
 
 Results are :class:`HeavyHitterResult` objects: ``heavy_hitters`` (ranked,
 canonical m-bit values), ``estimates`` (unbiased counts scaled to the
 population) and per-step diagnostics (``rounds``).
 """
-from ._base import NOISE_BLOCK, HeavyHitterProtocol, split_bits
-from ._core import (ASSIGNMENT, ExplicitCandidates, ExtendCandidates, Plan, Question, RangeCandidates,
-                    assign_groups, channel_hash, group_sizes, scaled_estimate, segment, select_top,
-                    support_threshold)
-from ._result import HeavyHitterResult, ProtocolReports, RoundInfo
+from ..core import (
+                    ASSIGNMENT,
+                    ORACLES,
+                    ExplicitCandidates,
+                    ExtendCandidates,
+                    HeavyHitterResult,
+                    Plan,
+                    ProtocolReports,
+                    Question,
+                    RangeCandidates,
+                    RoundInfo,
+                    assign_groups,
+                    channel_hash,
+                    group_sizes,
+                    make_question,
+                    report_epsilon_limit,
+                    scaled_estimate,
+                    segment,
+                    select_top,
+                    support_threshold,
+)
+from .base import HeavyHitterProtocol, TwoPhaseProtocol
+from .batches import NOISE_BLOCK
 from .mcm import MCM, mcm_queries
 from .pem import PEM
+from .sfp import SFP, sfp_queries
+from .sizing import split_bits
 from .spm import SPM, spm_queries
 from .strawman import Strawman, strawman_sizes
-from ._oracle_question import ORACLES, make_question, report_epsilon_limit
-from .sfp import SFP, sfp_queries
 from .treehist import TreeHist
 
 __all__ = [
@@ -46,6 +68,7 @@ __all__ = [
     "TreeHist",
     "SFP",
     "HeavyHitterProtocol",
+    "TwoPhaseProtocol",
     "HeavyHitterResult",
     "RoundInfo",
     "ProtocolReports",
@@ -64,11 +87,11 @@ __all__ = [
     "spm_queries",
     "mcm_queries",
     "strawman_sizes",
+    "sfp_queries",
     "RangeCandidates",
     "ExtendCandidates",
     "ExplicitCandidates",
     "ORACLES",
     "report_epsilon_limit",
     "make_question",
-    "sfp_queries",
 ]

@@ -1,23 +1,27 @@
 """The Prefix Extending Method (PEM), paper section 4.1."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
-
-from ._base import HeavyHitterProtocol
-from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
-from ._oracle_question import check_oracle, make_question
-from ._result import RoundInfo
+from ..analysis import PEMConfig, min_query_limit, optimize_pem, pem_config
+from ..core import Candidates, ExtendCandidates, Plan, RangeCandidates, RoundInfo, check_oracle, make_question
+from ..engines import SupportSource
+from ..values import sort_unique
+from .base import HeavyHitterProtocol
 
 __all__ = ["PEM"]
 
 
-@lru_cache(maxsize=256)
-def _optimized(n, m, k, epsilon, query_limit):
-    from .. import analysis
+def _layout(c: PEMConfig) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """A configuration's group fractions and candidate sizes (filled in when it is built)."""
+    assert c.group_fractions is not None and c.cand_sizes is not None
+    return c.group_fractions, c.cand_sizes
 
-    return analysis.optimize_pem(epsilon, k, m, n=n, query_limit=query_limit)
+
+@lru_cache(maxsize=256)
+def _optimized(epsilon: float, k: int, m: int, n: int, query_limit: int) -> PEMConfig:
+    return optimize_pem(epsilon=epsilon, k=k, m=m, n=n, query_limit=query_limit)
 
 
 class PEM(HeavyHitterProtocol):
@@ -39,7 +43,7 @@ class PEM(HeavyHitterProtocol):
         ``(0, ln(2**31 - 1)] = (0, 21.49]``: OLH's hash range
         ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.  With another
         ``oracle`` the limit is that oracle's
-        (:func:`ldp.protocols._oracle_question.report_epsilon_limit`):
+        (:func:`ldp.core.report_epsilon_limit`):
         ``18.02`` for HR, ``706.3`` for Hashtogram, ``709.78`` for CMS.
     k : int
         Number of heavy hitters.
@@ -58,20 +62,18 @@ class PEM(HeavyHitterProtocol):
         A ready configuration.
     oracle : {"OLH", "HR", "Hashtogram", "CMS"}, default "OLH"
         Frequency oracle of the reports (the paper: OLH); see
-        :mod:`ldp.protocols._oracle_question`.  The configuration optimizer
+        :mod:`ldp.core.oracle_specs`.  The configuration optimizer
         assumes OLH's variance either way.
 
     Notes
     -----
     With no explicit configuration, the configuration is chosen when ``n``
     is known by :func:`ldp.analysis.optimize_pem` (the paper optimizes the F1
-    utility under a Zipf assumption and the query limit, section 6.1), or
-    :func:`ldp.analysis.pem_default_config` (section 4.2.5's rule) if the
-    optimizer is unavailable.
+    utility under a Zipf assumption and the query limit, sections 4.3 and 6.1).
 
     References
     ----------
-    Paper sections 4.1, 4.2.2, 4.2.5 and 6.2.3.
+    Paper sections 4.1, 4.2.2, 4.3 and 6.2.3.
     """
 
     name = "PEM"
@@ -84,15 +86,14 @@ class PEM(HeavyHitterProtocol):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
         self.oracle = check_oracle(oracle)
         self._check_epsilon_limit()
-        from .. import analysis
-
         explicit = {"gamma": gamma, "eta": eta, "etas": etas, "g": g, "group_fractions": group_fractions,
                     "cand_sizes": cand_sizes}
         given = {k_: v for k_, v in explicit.items() if v is not None}
+        self._config: PEMConfig | None
         if config is not None:
             if given:
                 raise ValueError("give either config or explicit parameters (gamma, eta, ...), not both")
-            if not isinstance(config, analysis.PEMConfig):
+            if not isinstance(config, PEMConfig):
                 raise TypeError(f"config must be an ldp.analysis.PEMConfig, got {type(config).__name__}")
             if config.m != self.m or config.k != self.k:
                 raise ValueError(f"config is for m = {config.m}, k = {config.k}; the protocol has "
@@ -102,10 +103,11 @@ class PEM(HeavyHitterProtocol):
             if eta is None and etas is None and g is None:
                 raise ValueError("an explicit PEM configuration needs one of eta, etas or g "
                                  "(the bits added per round)")
-            self._config = analysis.pem_config(self.k, self.m, **given)
+            self._config = pem_config(k=self.k, m=self.m, gamma=gamma, eta=eta, etas=etas, g=g,
+                                      group_fractions=group_fractions, cand_sizes=cand_sizes)
         else:
             self._config = None
-            need = analysis.min_query_limit(self.k, self.m)
+            need = min_query_limit(m=self.m, k=self.k)
             if self.query_limit < need:
                 raise ValueError(f"query_limit = {self.query_limit} is too small for PEM with m = {self.m}, "
                                  f"k = {self.k}: the smallest limit that admits a configuration is {need}")
@@ -114,53 +116,53 @@ class PEM(HeavyHitterProtocol):
                              f"which makes {self._config.queries} oracle queries; the smallest limit that "
                              f"works for it is {self._config.queries}")
 
-    def config(self, n: int):
-        """The configuration used for ``n`` users (:class:`ldp.analysis.PEMConfig`)."""
+    def config(self, n: int) -> PEMConfig:
+        """The configuration used for ``n`` users (:class:`ldp.analysis.PEMConfig`).
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+
+        Returns
+        -------
+        PEMConfig
+            The explicit configuration, or :func:`ldp.analysis.optimize_pem`'s for ``n`` (cached).
+        """
         if self._config is not None:
             return self._config
-        from .. import analysis
-
-        if hasattr(analysis, "optimize_pem"):
-            return _optimized(int(n), self.m, self.k, self.epsilon, self.query_limit)
-        return analysis.pem_default_config(self.k, self.m, query_limit=self.query_limit)
+        return _optimized(self.epsilon, self.k, self.m, int(n), self.query_limit)
 
     @property
     def params(self) -> dict:
         extra = {} if self.oracle == "OLH" else {"oracle": self.oracle}  # the paper's PEM: as before
         return {**super().params, **extra}
 
-    def _report_oracle(self) -> str:
-        return self.oracle
-
     def _resolved_params(self, n: int) -> dict:
         c = self.config(n)
-        return {**self.params, "gamma": c.gamma, "etas": list(c.etas),
-                "group_fractions": list(c.group_fractions), "cand_sizes": list(c.cand_sizes)}
+        fractions, sizes = _layout(c)
+        return {**self.params, "gamma": c.gamma, "etas": list(c.etas), "group_fractions": list(fractions),
+                "cand_sizes": list(sizes)}
 
     def _plan(self, n: int, public: dict) -> Plan:
         c = self.config(n)
         qs = tuple((make_question(0, L, self.epsilon, self.oracle),) for L in c.prefix_lengths)
-        return Plan(self.m, tuple(c.group_fractions), qs)
+        return Plan(self.m, tuple(_layout(c)[0]), qs)
 
-    def _aggregate(self, source, plan: Plan, n: int):
-        c = self.config(plan.n if plan.n is not None else n)  # the configuration the plan was made with
+    def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
+        c = self.config(source.plan.n_users)  # the configuration the plan was made with
         lengths = c.prefix_lengths
-        rounds = []
-        prev = None
+        cand_sizes = _layout(c)[1]
+        rounds: list[RoundInfo] = []
+        cands: Candidates
         for i, L in enumerate(lengths):
-            q = plan.questions[i][0]
+            q = source.plan.questions[i][0]
             if i == 0:
                 cands = RangeCandidates(1 << L, L)  # D_1 = {0,1}^(gamma+eta)
+            else:  # D_i = C_{i-1} x {0,1}^eta
+                cands = ExtendCandidates(sort_unique(rounds[-1].kept), lengths[i - 1], c.etas[i])
+            if i < len(lengths) - 1:
+                rounds.append(self._round(source, q, cands, cand_sizes[i], name=f"round {i + 1}", kind="prefix"))
             else:
-                cands = ExtendCandidates(prev, lengths[i - 1], c.etas[i])  # D_i = C_{i-1} x {0,1}^eta
-            if i == len(lengths) - 1:
-                out = self._final(source, plan, q, cands, rounds, name=f"round {i + 1}", kind="prefix")
-                return out, rounds
-            sel = source.top((i,), q, cands, c.cand_sizes[i])
-            kept = cands.values_at(sel.index)
-            o = q.oracle()
-            est = scaled_estimate(sel.support, sel.n_users, o.p, o.q, n)
-            rounds.append(RoundInfo(f"round {i + 1}", "prefix", 0, L, (i,), sel.n_users, cands.size,
-                                    kept, sel.support, est, q))
-            prev = sort_unique(kept)
-        raise AssertionError("unreachable")  # pragma: no cover
+                rounds.append(self._final(source, q, cands, name=f"round {i + 1}", kind="prefix"))
+        return rounds

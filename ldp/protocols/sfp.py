@@ -53,12 +53,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_fraction, check_int
-from ..values import concat
-from ._base import HeavyHitterProtocol, split_bits
-from ._core import ExplicitCandidates, Plan, RangeCandidates, channel_hash, scaled_estimate
-from ._oracle_question import check_oracle, make_question
-from ._result import RoundInfo
+from ..core import (
+    ExplicitCandidates,
+    Question,
+    RangeCandidates,
+    RoundInfo,
+    channel_hash,
+    check_oracle,
+    join_parts,
+    make_question,
+)
+from ..engines import SupportSource
+from ..validation import check_int
+from ..values import as_values
+from .base import TwoPhaseProtocol
+from .sizing import fit_query_limit, split_bits
 
 __all__ = ["SFP", "sfp_queries"]
 
@@ -72,29 +81,19 @@ def sfp_queries(m: int, hash_bits: int, fragment_bits: int) -> int:
     return sum(1 << (hash_bits + b - a) for a, b in split_bits(m, P))
 
 
-class SFP(HeavyHitterProtocol):
+class SFP(TwoPhaseProtocol):
     """Sequence Fragment Puzzle: fragments joined by a puzzle hash (see the module notes).
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget of each user (her reports together spend exactly
-        ``epsilon``).  At most ``s`` times the per-report limit of the
-        ``oracle`` (:func:`ldp.protocols._oracle_question.report_epsilon_limit`),
-        where ``s = 2`` with the default budget split (two reports at
-        ``epsilon / 2``) and ``s = 1`` with ``final_fraction``: for CMS
-        ``2 * 709.78`` (``709.78``; ``e^budget`` must be a finite double), for
-        HR ``2 * 26 ln 2 = 36.04`` (``18.02``), for OLH
-        ``2 ln(2**31 - 1) = 42.98`` (``21.49``), for Hashtogram ``2 * 706.3``
-        (``706.3``).  Checked at construction.
-    k : int
-        Number of heavy hitters.
-    m : int
-        Bits per value.
+    epsilon, k, m, threshold, final_fraction
+        See :class:`~ldp.protocols.TwoPhaseProtocol`: a fragment report and the
+        whole value, or with ``final_fraction`` one of them per user.  The
+        largest ``epsilon`` (:attr:`max_epsilon`) is twice the ``oracle``'s
+        limit per report (once with ``final_fraction``): 1419.6 for CMS, 36.04
+        for HR, 42.98 for OLH, 1412.6 for Hashtogram.
     query_limit : int, default 2**20
         Bound on the oracle queries (fragment pairs plus final candidates).
-    threshold : float, optional
-        Release every value estimated at or above ``threshold * n``.
     fragment_bits : int, optional
         Bits per fragment, 1 to 30; default the largest whose fragment
         queries fit in ``query_limit / 2``.
@@ -102,11 +101,6 @@ class SFP(HeavyHitterProtocol):
         Bits of the puzzle hash (Apple: 8), 1 to 16.
     oracle : {"CMS", "HR", "Hashtogram", "OLH"}, default "CMS"
         Frequency oracle of both reports.
-    final_fraction : float, optional
-        ``None``: each user reports a fragment and her whole value at
-        ``epsilon / 2`` each; a fraction in (0, 1): that share of the users
-        reports only the whole value, the others only a fragment, all at the
-        full budget.
     fragments_kept : int, optional
         (hash, fragment) pairs kept per position, best first; default ``2 k``.
     check_hash : bool, default True
@@ -118,35 +112,24 @@ class SFP(HeavyHitterProtocol):
     """
 
     name = "SFP"
+    public_hash = True  # the puzzle hash, announced to the users
 
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None, fragment_bits: int | None = None, hash_bits: int = 8,
                  oracle: str = "CMS", final_fraction: float | None = None, fragments_kept: int | None = None,
                  check_hash: bool = True):
-        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
+        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         self.hash_bits = check_int(hash_bits, "hash_bits", 1, 16)
         self.oracle = check_oracle(oracle)
-        self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
         self.fragments_kept = 2 * self.k if fragments_kept is None else check_int(fragments_kept, "fragments_kept", 1)
         if not isinstance(check_hash, (bool, np.bool_)):
             raise TypeError(f"check_hash must be True or False, got {check_hash!r}")
         self.check_hash = bool(check_hash)
         self._check_epsilon_limit()
-        hi = min(self.m, MAX_FRAGMENT_BITS)
         h = self.hash_bits
-        if fragment_bits is not None:
-            f = check_int(fragment_bits, "fragment_bits", 1, hi)
-            cost = sfp_queries(self.m, h, f)
-            if cost + self.k > self.query_limit:
-                raise ValueError(f"query_limit = {self.query_limit} is too small for SFP with fragment_bits = {f}, "
-                                 f"hash_bits = {h}: it needs at least {cost + self.k}")
-        else:
-            ok = [f for f in range(1, hi + 1) if 2 * sfp_queries(self.m, h, f) <= self.query_limit]
-            if not ok:
-                need = 2 * min(sfp_queries(self.m, h, f) for f in range(1, hi + 1))
-                raise ValueError(f"query_limit = {self.query_limit} is too small for SFP with m = {self.m}, "
-                                 f"hash_bits = {h}: the smallest limit that works is {need}")
-            f = max(ok)
+        f = fit_query_limit(self, "fragment_bits", fragment_bits, 1, min(self.m, MAX_FRAGMENT_BITS),
+                            lambda f: sfp_queries(self.m, h, f) + self.k, about=f", hash_bits = {h}",
+                            search_cost=lambda f: 2 * sfp_queries(self.m, h, f))
         P = -(-self.m // f)
         self.bounds = split_bits(self.m, P)
         #: the longest fragment actually used (fragments differ by at most one bit)
@@ -161,36 +144,9 @@ class SFP(HeavyHitterProtocol):
                 "fragments_kept": self.fragments_kept, "check_hash": self.check_hash}
 
     # -- plan -------------------------------------------------------------
-    def _budget_split(self) -> int:
-        return 2 if self.final_fraction is None else 1
-
-    def _report_oracle(self) -> str:
-        return self.oracle
-
-    def _eps(self) -> tuple[float, float]:
-        if self.final_fraction is None:
-            return self.epsilon / 2, self.epsilon / 2  # two reports: eps/2 + eps/2 = eps
-        return self.epsilon, self.epsilon
-
-    def _public(self, rng) -> dict:
-        return {"seed": int(rng.integers(0, 2**63))}  # the puzzle hash, announced to the users
-
-    def _public_from_plan(self, plan: Plan) -> dict:
-        return {"seed": plan.questions[0][0].seed}
-
-    def questions(self, seed: int):
-        """The fragment questions (one per position) and the whole-value question."""
-        e_frag, e_whole = self._eps()
-        frag = [make_question(a, b, e_frag, self.oracle, 1 << self.hash_bits, seed) for a, b in self.bounds]
-        return frag, make_question(0, self.m, e_whole, self.oracle)
-
-    def _plan(self, n: int, public: dict) -> Plan:
-        frag, whole = self.questions(public["seed"])
-        P = len(frag)
-        if self.final_fraction is None:
-            return Plan(self.m, (1.0 / P,) * P, tuple((q, whole) for q in frag))
-        ff = self.final_fraction
-        return Plan(self.m, ((1.0 - ff) / P,) * P + (ff,), tuple((q,) for q in frag) + ((whole,),))
+    def _part_questions(self, epsilon: float, seed: int) -> list[Question]:
+        """The fragment questions (one per position): the pair (puzzle hash, fragment)."""
+        return [make_question(a, b, epsilon, self.oracle, 1 << self.hash_bits, seed) for a, b in self.bounds]
 
     # -- server ----------------------------------------------------------
     def _join(self, kept: list[tuple[np.ndarray, np.ndarray]], widths: list[int]):
@@ -204,7 +160,7 @@ class SFP(HeavyHitterProtocol):
             return int(np.flatnonzero(hs == h)[0])
         order = sorted(common, key=lambda h: (sum(first_rank(hs, h) for hs, _ in kept), h))
         budget = self.max_candidates
-        cols = [[] for _ in range(P)]
+        cols: list[list[np.ndarray]] = [[] for _ in range(P)]
         owners = []
         for h in order:
             lists = [fr[hs == h] for hs, fr in kept]  # in rank order
@@ -223,42 +179,31 @@ class SFP(HeavyHitterProtocol):
                 break
         if not owners:
             return None, None
-        vals = np.concatenate(cols[0]).astype(np.uint64)
-        bits = widths[0]
-        for l in range(1, P):
-            vals = concat(vals, bits, np.concatenate(cols[l]).astype(np.uint64), widths[l])
-            bits += widths[l]
+        vals = join_parts([np.concatenate(c).astype(np.uint64) for c in cols], widths)
         return vals, np.concatenate(owners)
 
-    def _aggregate(self, source, plan: Plan, n: int):
-        seed = self._public_from_plan(plan)["seed"]
-        frag, whole = self.questions(seed)
+    def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
+        frag, whole = self._plan_questions(source.plan)
         rounds, kept, widths = [], [], []
         for l, q in enumerate(frag):
             w = q.seg_bits
-            cands = RangeCandidates(q.domain_size, q.width)
-            sel = source.top((l,), q, cands, self.fragments_kept)
-            idx = sel.index[:self.fragments_kept]
-            sup = sel.support[:self.fragments_kept]
-            o = q.oracle()
-            est = scaled_estimate(sup, sel.n_users, o.p, o.q, n)
-            rounds.append(RoundInfo(f"position {l + 1}", "fragment", q.start, q.stop, (l,), sel.n_users,
-                                    cands.size, cands.values_at(idx), sup, est, q))
-            kept.append(((idx >> w).astype(np.uint64), (idx & ((1 << w) - 1)).astype(np.uint64)))
+            r = self._round(source, q, RangeCandidates(q.domain_size, q.width), self.fragments_kept,
+                            limit=self.fragments_kept, name=f"position {l + 1}", kind="fragment")
+            rounds.append(r)  # kept: hash * 2**w + fragment
+            kept.append((r.kept >> np.uint64(w), r.kept & np.uint64((1 << w) - 1)))
             widths.append(w)
         vals, owners = self._join(kept, widths)
         info = {"joined": 0 if vals is None else int(vals.shape[0])}
         if vals is not None and self.check_hash:
-            ok = channel_hash(vals, self.m, 1 << self.hash_bits, seed) == owners
+            ok = channel_hash(vals, self.m, 1 << self.hash_bits, frag[0].seed) == owners
             vals = vals[ok]
         info["after_hash_check"] = 0 if vals is None else int(vals.shape[0])
-        if vals is None or vals.shape[0] == 0:
-            empty = np.zeros((0,) + ((() if self.m <= 64 else (-(-self.m // 64),))), dtype=np.uint64)
+        if vals is None or vals.shape[0] == 0:  # nothing to test: an empty release
+            empty = as_values([], self.m, allow_empty=True)
             z = np.zeros(0, dtype=np.int64)
-            groups = plan.groups_asking(whole)
+            groups = source.plan.groups_asking(whole)
             rounds.append(RoundInfo("final", "final", 0, self.m, groups, source.n_users(groups), 0, empty, z,
                                     z.astype(float), whole, info))
-            return (empty, z.astype(float), z), rounds
-        out = self._final(source, plan, whole, ExplicitCandidates(vals, self.m), rounds)
-        rounds[-1].info.update(info)
-        return out, rounds
+        else:
+            rounds.append(self._final(source, whole, ExplicitCandidates(vals, self.m), info=info))
+        return rounds

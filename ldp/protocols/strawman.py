@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import HeavyHitterProtocol, int_root, split_bits
-from ._core import ExplicitCandidates, Plan, Question, RangeCandidates, scaled_estimate
-from ._result import RoundInfo
-from ..validation import check_fraction, check_int
-from ..values import concat
+from ..core import ExplicitCandidates, Question, RangeCandidates, RoundInfo, join_parts
+from ..engines import SupportSource
+from ..validation import check_int
+from .base import TwoPhaseProtocol
+from .sizing import int_root, split_bits
 
 __all__ = ["Strawman", "strawman_sizes"]
 
@@ -54,7 +54,7 @@ def _smallest_limit(m: int, g: int, k: int) -> int:
     return hi
 
 
-class Strawman(HeavyHitterProtocol):
+class Strawman(TwoPhaseProtocol):
     """The strawman method of section 3.1 (for completeness and figure 1).
 
     The value is cut into ``g`` segments; each user picks one segment (one
@@ -65,14 +65,9 @@ class Strawman(HeavyHitterProtocol):
 
     Parameters
     ----------
-    epsilon, k, m, query_limit, threshold
-        See :class:`ldp.protocols.PEM`.  ``epsilon`` is at most
-        ``2 ln(2**31 - 1) = 42.98`` with the budget split, at most ``21.49``
-        with ``final_fraction``.
-    final_fraction : float, optional
-        As for :class:`ldp.protocols.SPM`: ``None`` splits each user's budget
-        in two; a fraction gives that share of users the whole-value report
-        (full budget) and the others their segment (full budget).
+    epsilon, k, m, query_limit, threshold, final_fraction
+        See :class:`~ldp.protocols.TwoPhaseProtocol` (a segment and the whole
+        value): ``epsilon <= 42.98``, or ``21.49`` with ``final_fraction``.
     segments : int, optional
         ``g``; default the smallest ``g`` for which the segment queries plus a
         product of at least ``k`` candidates fit in ``query_limit``.  The
@@ -89,8 +84,7 @@ class Strawman(HeavyHitterProtocol):
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None, final_fraction: float | None = None,
                  segments: int | None = None):
-        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
-        self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
+        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         if segments is not None:
             g = check_int(segments, "segments", 1, self.m)
             res = strawman_sizes(self.m, g, self.k, self.query_limit)
@@ -112,51 +106,21 @@ class Strawman(HeavyHitterProtocol):
         self.bounds, self.top_sizes = res
         self._check_epsilon_limit()
 
-    def _budget_split(self) -> int:
-        return 2 if self.final_fraction is None else 1
-
     @property
     def params(self) -> dict:
         return {**super().params, "final_fraction": self.final_fraction, "segments": self.segments,
                 "top_sizes": list(self.top_sizes)}
 
-    def _eps(self):
-        if self.final_fraction is None:
-            return self.epsilon / 2, self.epsilon / 2
-        return self.epsilon, self.epsilon
+    def _part_questions(self, epsilon: float, seed: int) -> list[Question]:
+        return [Question(a, b, epsilon) for a, b in self.bounds]
 
-    def questions(self):
-        e_seg, e_whole = self._eps()
-        return [Question(a, b, e_seg) for a, b in self.bounds], Question(0, self.m, e_whole)
-
-    def _plan(self, n: int, public: dict) -> Plan:
-        seg, whole = self.questions()
-        g = len(seg)
-        if self.final_fraction is None:
-            return Plan(self.m, (1.0 / g,) * g, tuple((q, whole) for q in seg))
-        ff = self.final_fraction
-        return Plan(self.m, ((1.0 - ff) / g,) * g + (ff,), tuple((q,) for q in seg) + ((whole,),))
-
-    def _aggregate(self, source, plan: Plan, n: int):
-        seg, whole = self.questions()
-        rounds, kept = [], []
-        for al, q in enumerate(seg):
-            cands = RangeCandidates(1 << q.seg_bits, q.seg_bits)
-            sel = source.top((al,), q, cands, self.top_sizes[al])
-            vals = cands.values_at(sel.index)
-            o = q.oracle()
-            est = scaled_estimate(sel.support, sel.n_users, o.p, o.q, n)
-            rounds.append(RoundInfo(f"segment {al + 1}", "segment", q.start, q.stop, (al,), sel.n_users,
-                                    cands.size, vals, sel.support, est, q))
-            kept.append(vals)
+    def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
+        seg, whole = self._plan_questions(source.plan)
+        rounds = [self._round(source, q, RangeCandidates(1 << q.seg_bits, q.seg_bits), self.top_sizes[al],
+                              name=f"segment {al + 1}", kind="segment") for al, q in enumerate(seg)]
+        kept = [r.kept for r in rounds]
         # Cartesian product C_1 x ... x C_g
         grids = np.meshgrid(*[np.arange(len(c)) for c in kept], indexing="ij")
-        idx = [gr.ravel() for gr in grids]
-        vals = kept[0][idx[0]]
-        bits = seg[0].seg_bits
-        for s in range(1, len(seg)):
-            vals = concat(vals, bits, kept[s][idx[s]], seg[s].seg_bits)
-            bits += seg[s].seg_bits
-        cands = ExplicitCandidates(vals, self.m)
-        out = self._final(source, plan, whole, cands, rounds)
-        return out, rounds
+        vals = join_parts([c[gr.ravel()] for c, gr in zip(kept, grids)], [q.seg_bits for q in seg])
+        rounds.append(self._final(source, whole, ExplicitCandidates(vals, self.m)))
+        return rounds

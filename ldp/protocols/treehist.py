@@ -54,34 +54,27 @@ import math
 
 from scipy import stats
 
+from ..core import Candidates, ExtendCandidates, Question, RangeCandidates, RoundInfo, check_oracle, make_question
+from ..engines import SupportSource
 from ..validation import check_fraction, check_int
-from ._base import HeavyHitterProtocol
-from ._core import ExtendCandidates, Plan, RangeCandidates, scaled_estimate, sort_unique
-from ._oracle_question import check_oracle, make_question
-from ._result import RoundInfo
+from ..values import sort_unique
+from .base import TwoPhaseProtocol
 
 __all__ = ["TreeHist"]
 
 
-class TreeHist(HeavyHitterProtocol):
+class TreeHist(TwoPhaseProtocol):
     """TreeHist: a prefix tree walked level by level, pruned by a noise threshold.
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget of each user (her reports together spend exactly
-        ``epsilon``).  At most ``s`` times the per-report limit of the
-        ``oracle`` (:func:`ldp.protocols._oracle_question.report_epsilon_limit`),
-        where ``s = 2`` with the default budget split (two reports at
-        ``epsilon / 2``) and ``s = 1`` with ``final_fraction`` or when the tree
-        has no level (``m <= bits_per_level``): for HR ``2 * 26 ln 2 = 36.04``
-        (``18.02``), for OLH ``2 ln(2**31 - 1) = 42.98`` (``21.49``), for
-        Hashtogram ``2 * 706.3`` (``706.3``), for CMS ``2 * 709.78`` (``709.78``).
-        Checked at construction.
-    k : int
-        Number of heavy hitters.
-    m : int
-        Bits per value.
+    epsilon, k, m, final_fraction
+        See :class:`~ldp.protocols.TwoPhaseProtocol`: a prefix report and the
+        whole value, or with ``final_fraction`` one of them per user (a tree
+        without levels, ``m <= bits_per_level``, has the whole value only).
+        :attr:`max_epsilon` is twice the ``oracle``'s limit per report (once
+        with ``final_fraction`` or without levels): 36.04 for HR, 42.98 for OLH,
+        1412.6 for Hashtogram, 1419.6 for CMS.
     query_limit : int, default 2**20
         Bound on the oracle queries summed over the levels and the final step.
     threshold : float, optional
@@ -90,12 +83,7 @@ class TreeHist(HeavyHitterProtocol):
     bits_per_level : int, default 1
         Bits added per tree level (the paper: 1), 1 to 30.
     oracle : {"HR", "Hashtogram", "OLH", "CMS"}, default "HR"
-        Frequency oracle of every report (see :mod:`ldp.protocols._oracle_question`).
-    final_fraction : float, optional
-        ``None``: every user reports her prefix and her whole value at
-        ``epsilon / 2`` each.  A fraction in (0, 1): that share of the users
-        reports only the whole value, the others only their prefix, all at
-        the full budget.
+        Frequency oracle of every report (see :mod:`ldp.core.oracle_specs`).
     beta : float, default 0.05
         Expected number of never-held prefixes that clear the pruning
         threshold per level (sets ``z``, see the module notes), in (0, 1).
@@ -116,10 +104,9 @@ class TreeHist(HeavyHitterProtocol):
                  threshold: float | None = None, bits_per_level: int = 1, oracle: str = "HR",
                  final_fraction: float | None = None, beta: float = 0.05, min_keep: int | None = None,
                  max_keep: int | None = None):
-        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
+        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         self.bits_per_level = check_int(bits_per_level, "bits_per_level", 1, 30)
         self.oracle = check_oracle(oracle)
-        self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
         self.beta = check_fraction(beta, "beta")
         b = self.bits_per_level
         #: prefix lengths of the tree levels (the leaves, length m, are the final step's)
@@ -159,32 +146,13 @@ class TreeHist(HeavyHitterProtocol):
                 "max_keep": self.max_keep}
 
     # -- plan -------------------------------------------------------------
-    def _budget_split(self) -> int:
-        return 2 if self.final_fraction is None and self.lengths else 1
+    @property
+    def part_reports(self) -> int:  # type: ignore[override]
+        """One prefix report per user of a level group; none when the tree has no level."""
+        return 1 if self.lengths else 0
 
-    def _report_oracle(self) -> str:
-        return self.oracle
-
-    def _eps(self) -> tuple[float, float]:
-        if self.final_fraction is None and self.lengths:
-            return self.epsilon / 2, self.epsilon / 2  # two reports: eps/2 + eps/2 = eps
-        return self.epsilon, self.epsilon
-
-    def questions(self):
-        """The level questions (prefixes) and the whole-value question."""
-        e_pre, e_whole = self._eps()
-        pre = [make_question(0, L, e_pre, self.oracle) for L in self.lengths]
-        return pre, make_question(0, self.m, e_whole, self.oracle)
-
-    def _plan(self, n: int, public: dict) -> Plan:
-        pre, whole = self.questions()
-        G = len(pre)
-        if G == 0:
-            return Plan(self.m, (1.0,), ((whole,),))
-        if self.final_fraction is None:
-            return Plan(self.m, (1.0 / G,) * G, tuple((q, whole) for q in pre))
-        ff = self.final_fraction
-        return Plan(self.m, ((1.0 - ff) / G,) * G + (ff,), tuple((q,) for q in pre) + ((whole,),))
+    def _part_questions(self, epsilon: float, seed: int) -> list[Question]:
+        return [make_question(0, L, epsilon, self.oracle) for L in self.lengths]
 
     def prune_support(self, n_users: int, n_candidates: int, oracle) -> int:
         """Smallest support kept by the pruning rule (module notes)."""
@@ -193,29 +161,21 @@ class TreeHist(HeavyHitterProtocol):
         return int(math.ceil(n_users * q + z * math.sqrt(n_users * q * (1 - q)) - 1e-9))
 
     # -- server ----------------------------------------------------------
-    def _aggregate(self, source, plan: Plan, n: int):
-        pre, whole = self.questions()
-        b = self.bits_per_level
-        rounds = []
-        prev = None
+    def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
+        pre, whole = self._plan_questions(source.plan)
+        rounds: list[RoundInfo] = []
+        cands: Candidates
         for t, q in enumerate(pre):
             if t == 0:
                 cands = RangeCandidates(1 << self.lengths[0], self.lengths[0])
             else:
-                cands = ExtendCandidates(prev, self.lengths[t - 1], b)
-            o = q.oracle()
-            N = source.n_users((t,))
-            floor_ = self.prune_support(N, cands.size, o)
-            sel = source.top((t,), q, cands, self.min_keep, min_support=floor_)
-            idx, sup = sel.index[:self.max_keep], sel.support[:self.max_keep]
-            kept = cands.values_at(idx)
-            est = scaled_estimate(sup, N, o.p, o.q, n)
-            rounds.append(RoundInfo(f"level {t + 1}", "prefix", 0, self.lengths[t], (t,), N, cands.size,
-                                    kept, sup, est, q, {"min_support": floor_}))
-            prev = sort_unique(kept)
-        if prev is None:
-            cands = RangeCandidates(1 << self.m, self.m)
+                cands = ExtendCandidates(sort_unique(rounds[-1].kept), self.lengths[t - 1], self.bits_per_level)
+            floor_ = self.prune_support(source.n_users(source.plan.groups_asking(q)), cands.size, q.oracle())
+            rounds.append(self._round(source, q, cands, self.min_keep, min_support=floor_, limit=self.max_keep,
+                                      name=f"level {t + 1}", kind="prefix", info={"min_support": floor_}))
+        if rounds:
+            cands = ExtendCandidates(sort_unique(rounds[-1].kept), self.lengths[-1], self.m - self.lengths[-1])
         else:
-            cands = ExtendCandidates(prev, self.lengths[-1], self.m - self.lengths[-1])
-        out = self._final(source, plan, whole, cands, rounds)
-        return out, rounds
+            cands = RangeCandidates(1 << self.m, self.m)
+        rounds.append(self._final(source, whole, cands))
+        return rounds

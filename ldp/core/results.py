@@ -1,14 +1,21 @@
-"""What a protocol run returns (:class:`HeavyHitterResult`) and what users send (:class:`ProtocolReports`)."""
+"""What users send (:class:`ProtocolReports`) and what a protocol run returns (:class:`HeavyHitterResult`).
+
+* :class:`RoundInfo` -- the diagnostics of one aggregation step;
+* :class:`HeavyHitterResult` -- the released heavy hitters, their estimates and every step's diagnostics;
+* :class:`ProtocolReports` -- a batch of users' reports under a published plan, savable and mergeable.
+"""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import _reportfile
-from ..values import as_values
-from ._core import Plan, Question, match_sorted, sort_unique
+from ..oracles.base import reports_class, uint_dtype
+from ..values import as_values, match_sorted, sort_unique, to_ints
+from .question import Plan, Question
 
 __all__ = ["RoundInfo", "HeavyHitterResult", "ProtocolReports"]
 
@@ -155,7 +162,6 @@ class HeavyHitterResult:
     def to_frame(self):
         """The heavy hitters as a :class:`pandas.DataFrame` (rank, value, estimate, support)."""
         import pandas as pd
-        from ..values import to_ints
 
         return pd.DataFrame({"rank": np.arange(1, len(self) + 1), "value": to_ints(self.heavy_hitters),
                              "estimate": self.estimates, "support": self.support})
@@ -234,13 +240,13 @@ class ProtocolReports:
         """Number of users in these reports."""
         return int(self.labels.shape[0])
 
-    def __len__(self) -> int:
-        return self.n
-
     @property
     def complete(self) -> bool:
         """Whether every user of the plan reported."""
         return self.plan.n is None or self.n == self.plan.n
+
+    def __len__(self) -> int:
+        return self.n
 
     def group_reports(self, g: int) -> tuple:
         """The OLH reports of group ``g``, one set per question."""
@@ -257,7 +263,7 @@ class ProtocolReports:
                 and np.array_equal(self.users, other.users) and np.array_equal(self.labels, other.labels)
                 and self._reports == other._reports)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays: not hashable
 
     def __repr__(self) -> str:
         of = "" if self.plan.n is None else f" of {self.plan.n}"
@@ -266,7 +272,7 @@ class ProtocolReports:
 
     # -- batches -----------------------------------------------------------
     @classmethod
-    def concat(cls, parts: Sequence["ProtocolReports"]) -> "ProtocolReports":
+    def concat(cls, parts: Sequence[ProtocolReports]) -> ProtocolReports:
         """Merge batches of reports made with the same plan (in any order).
 
         Users are put in increasing index order, so batches that together
@@ -309,8 +315,6 @@ class ProtocolReports:
         The metadata holds the plan, the parameters and a SHA-256 checksum of
         the arrays, which :meth:`load` verifies.
         """
-        from ..oracles.base import uint_dtype
-
         top = (self.n if self.plan.n is None else self.plan.n) - 1
         arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}
         oracles = []
@@ -325,7 +329,7 @@ class ProtocolReports:
         _reportfile.write(path, _reportfile.PROTOCOL_REPORTS, meta, arrays)
 
     @classmethod
-    def load(cls, path) -> "ProtocolReports":
+    def load(cls, path) -> ProtocolReports:
         """Read reports written by :meth:`save`.
 
         Raises ``FileNotFoundError`` for a missing file and
@@ -334,8 +338,6 @@ class ProtocolReports:
         :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
         file is refused as the wrong kind.
         """
-        from ..oracles import reports_class
-
         meta, arrays = _reportfile.read(path, _reportfile.PROTOCOL_REPORTS)
         try:
             plan = Plan.from_dict(meta["plan"])

@@ -1,63 +1,37 @@
-"""Building blocks shared by every heavy-hitter protocol and by both engines.
+"""Questions and plans: what users are asked, and how they are split into groups.
 
 * :class:`Question` -- one frequency-oracle report a user sends: a bit range
   of her value (a prefix for PEM, a segment for SPM / the strawman, a block
-  paired with a channel for MCM, or the whole value), privatized with OLH at
-  a given budget.
+  paired with a channel for MCM, or the whole value), privatized by the
+  oracle it names (OLH unless said otherwise) at a given budget.
 * :class:`Plan` -- the user groups of a protocol run and the questions each
-  group answers (one OLH report per question).
+  group answers (one report per question).
 * :func:`group_sizes` and :func:`assign_groups` -- the seeded random split of
   the users into groups of (almost) equal size, the *one* function used by
   all protocols and by both engines, so that the same seed puts every user in
   the same group whichever engine runs.
-* Candidate sets (:class:`RangeCandidates`, :class:`ExtendCandidates`,
-  :class:`ExplicitCandidates`): what the aggregator queries in one step, with
-  a fast ``index_of`` used by the count-level engine.
-* :func:`select_top` -- the top-``K`` rule (support descending, ties broken by
-  an independent uniform key per candidate, i.e. uniformly at random), used
-  identically by both engines.
-* :func:`scaled_estimate` / :func:`support_threshold` -- eq. (eqn:est) scaled
-  to the whole population, and its inverse for threshold mode.
 
 References
 ----------
 .. [PEM] T. Wang, N. Li, S. Jha, "Locally Differentially Private Heavy Hitter
-   Identification", sections 2.2.2, 3, 4.1 and 6.1.
+   Identification", sections 2.2.2, 3 and 4.1.
 """
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from ..numeric import largest_remainder
-from ..values import concat, extend, match_sorted, prefix, sort_unique, value_keys
+from ..oracles import hashing
+from ..values import prefix
+from .oracle_specs import check_oracle, oracle_for
 
-__all__ = [
-    "Question",
-    "Plan",
-    "ASSIGNMENT",
-    "group_sizes",
-    "assign_groups",
-    "segment",
-    "channel_hash",
-    "value_keys",
-    "match_sorted",
-    "RangeCandidates",
-    "ExtendCandidates",
-    "ExplicitCandidates",
-    "select_top",
-    "scaled_estimate",
-    "support_threshold",
-    "olh_for",
-]
-
-_M32 = np.uint64(0xFFFFFFFF)
+__all__ = ["Question", "Plan", "ASSIGNMENT", "make_question", "group_sizes", "assign_groups", "segment", "channel_hash"]
 
 
 # ---------------------------------------------------------------------------
@@ -90,8 +64,6 @@ def channel_hash(values: np.ndarray, m: int, channels: int, seed: int) -> np.nda
     selected by the public ``seed``, reduced to ``[channels]``; two distinct
     values share a channel with probability ``1/channels`` (up to ``2**-32``).
     """
-    from ..oracles import hashing
-
     n = values.shape[0]
     if channels == 1:
         return np.zeros(n, dtype=np.uint64)
@@ -109,8 +81,8 @@ class Question:
     With ``channels > 0`` (MCM, SFP) the answer is the pair ``(H(v), v[start:stop])``
     encoded as ``H(v) * 2**(stop - start) + v[start:stop]``, where ``H`` is
     :func:`channel_hash` with the public ``seed``.  ``oracle_name`` names the
-    frequency oracle of the report (one of
-    :data:`ldp.protocols.ORACLES`; the paper's protocols: ``"OLH"``).
+    frequency oracle of the report (one of :data:`ldp.core.ORACLES`; the
+    paper's protocols: ``"OLH"``).
     """
 
     start: int
@@ -122,11 +94,12 @@ class Question:
 
     @property
     def seg_bits(self) -> int:
+        """Bits of the value the question is about (``stop - start``)."""
         return self.stop - self.start
 
     @property
     def width(self) -> int:
-        """Bit width of the answer (the OLH instance's ``m``)."""
+        """Bit width of the answer (the oracle instance's ``m``)."""
         if self.channels:
             return self.seg_bits + max(1, (self.channels - 1).bit_length())
         return self.seg_bits
@@ -150,32 +123,28 @@ class Question:
         return (c << np.uint64(self.seg_bits)) | seg
 
     def oracle(self):
-        """The oracle instance answering this question (OLH unless ``oracle_name`` says otherwise)."""
-        if self.oracle_name == "OLH":
-            return olh_for(self.epsilon, self.width)
-        from ._oracle_question import oracle_for
-
+        """The oracle instance answering this question (:func:`ldp.core.oracle_for`, cached)."""
         return oracle_for(self.oracle_name, self.epsilon, self.width)
 
     def to_dict(self) -> dict:
-        d = {"start": self.start, "stop": self.stop, "epsilon": self.epsilon,
+        """A JSON-serialisable dict (:meth:`from_dict` reverses it)."""
+        d: dict[str, Any] = {"start": self.start, "stop": self.stop, "epsilon": self.epsilon,
              "channels": self.channels, "seed": int(self.seed)}
         if self.oracle_name != "OLH":  # OLH questions keep the plans' original JSON
             d["oracle"] = self.oracle_name
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Question":
+    def from_dict(cls, d: dict) -> Question:
+        """A question from :meth:`to_dict`'s dict."""
         return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]),
                    str(d.get("oracle", "OLH")))
 
 
-@lru_cache(maxsize=256)
-def olh_for(epsilon: float, width: int):
-    """Cached ``ldp.OLH(epsilon, m=width)`` (the paper's ``d' = ceil(e^eps + 1)``)."""
-    from ..oracles import OLH
-
-    return OLH(epsilon, m=width)
+def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
+                  seed: int = 0) -> Question:
+    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec`` (checked)."""
+    return Question(start, stop, epsilon, channels, seed, check_oracle(spec))
 
 
 #: name of the group assignment rule of :meth:`Plan.labels` (recorded in every plan)
@@ -204,8 +173,8 @@ class Plan:
     questions : tuple of tuple of Question
         The questions every user of a group answers, one oracle report each.
     n : int, optional
-        Number of users the plan is for (``None``: only a layout, not bound
-        to a population, as the protocols' internal ``_plan`` returns).
+        Number of users the plan is for (``None``: only a layout of groups
+        and questions, not bound to a population).
     seed : int, optional
         Public seed of the group assignment (:meth:`labels`).
     protocol : str
@@ -227,11 +196,20 @@ class Plan:
 
     @property
     def n_groups(self) -> int:
+        """Number of user groups."""
         return len(self.fractions)
+
+    @property
+    def n_users(self) -> int:
+        """The number of users ``n`` of a plan made for a population (an error for a layout)."""
+        if self.n is None or self.seed is None:
+            raise ValueError("this plan is a layout without users (n and seed unset); make one with "
+                             "protocol.plan(n, rng=...)")
+        return self.n
 
     def sizes(self, n: int | None = None) -> tuple[int, ...]:
         """Users per group for ``n`` users (default: the plan's ``n``)."""
-        return group_sizes(self.n if n is None else n, self.fractions)
+        return group_sizes(self.n_users if n is None else n, self.fractions)
 
     def slot(self, group: int, question: Question) -> int:
         """Position of ``question`` among the reports of ``group``."""
@@ -253,16 +231,15 @@ class Plan:
         of users) learns her group from the plan and her index alone.  Computed
         once per plan object (``O(n)``, about 10 ms for ``n = 10**6``) and cached.
         """
+        # one array memoised on this (frozen) plan object, dropped when pickled (__getstate__)
         cached = self.__dict__.get("_labels")
         if cached is not None:
             return cached
-        if self.n is None or self.seed is None:
-            raise ValueError("this plan is a layout without users (n and seed unset); make one with "
-                             "protocol.plan(n, rng=...)")
+        n = self.n_users
         if self.assignment != ASSIGNMENT:
             raise ValueError(f"unknown group assignment rule {self.assignment!r}; this version of ldp "
                              f"implements {ASSIGNMENT!r}")
-        labels = assign_groups(self.n, self.fractions, np.random.default_rng(self.seed))
+        labels = assign_groups(n, self.fractions, rng=np.random.default_rng(self.seed))
         labels.flags.writeable = False
         object.__setattr__(self, "_labels", labels)
         return labels
@@ -282,7 +259,7 @@ class Plan:
                 "questions": [[q.to_dict() for q in qs] for qs in self.questions]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Plan":
+    def from_dict(cls, d: dict) -> Plan:
         return cls(int(d["m"]), tuple(float(f) for f in d["fractions"]),
                    tuple(tuple(Question.from_dict(q) for q in qs) for qs in d["questions"]),
                    n=None if d.get("n") is None else int(d["n"]),
@@ -295,7 +272,7 @@ class Plan:
         return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Plan":
+    def from_json(cls, text: str) -> Plan:
         """A plan from :meth:`to_json`'s string."""
         return cls.from_dict(json.loads(text))
 
@@ -305,7 +282,7 @@ class Plan:
             fo = "" if q.oracle_name == "OLH" else f" {q.oracle_name}"
             return f"v[{q.start}:{q.stop}]{ch}{fo} eps={q.epsilon:.4g}"
 
-        shown = []  # at most 4 groups and about 160 characters of them
+        shown: list[str] = []  # at most 4 groups and about 160 characters of them
         for qs in self.questions[:4]:
             text = " + ".join(q_str(q) for q in qs)
             if shown and sum(len(t) + 2 for t in shown) + len(text) > 160:
@@ -343,12 +320,21 @@ def _shuffle(labels, raw):  # pragma: no cover - compiled
         labels[j] = tmp
 
 
-def assign_groups(n: int, fractions: Sequence[float], rng: np.random.Generator) -> np.ndarray:
+def assign_groups(n: int, fractions: Sequence[float], *, rng: np.random.Generator) -> np.ndarray:
     """Seeded random split of ``n`` users into groups (sizes from :func:`group_sizes`).
 
     Every assignment of users to groups with these sizes is equally likely
     (a Fisher-Yates shuffle of the label vector).  Used by every protocol and
     by both engines, so the same ``rng`` state gives the same groups.
+
+    Parameters
+    ----------
+    n : int
+        Number of users.
+    fractions : sequence of float
+        The groups' shares, as in :class:`Plan`.
+    rng : numpy.random.Generator
+        Stream of the shuffle (``n - 1`` raw 64-bit draws).
 
     Returns
     -------
@@ -361,139 +347,3 @@ def assign_groups(n: int, fractions: Sequence[float], rng: np.random.Generator) 
     if n > 1:
         _shuffle(labels, rng.bit_generator.random_raw(n - 1))
     return labels
-
-
-# ---------------------------------------------------------------------------
-# sortable keys and look-ups for canonical values
-# ---------------------------------------------------------------------------
-# ---------------------------------------------------------------------------
-# candidate sets
-# ---------------------------------------------------------------------------
-class RangeCandidates:
-    """All answers ``0 .. size-1`` (a whole segment domain, or MCM's channel x block pairs)."""
-
-    def __init__(self, size: int, width: int):
-        self.size = int(size)
-        self.width = int(width)
-
-    def values(self) -> np.ndarray:
-        return np.arange(self.size, dtype=np.uint64)
-
-    def values_at(self, index: np.ndarray) -> np.ndarray:
-        return np.asarray(index, dtype=np.uint64)
-
-    def index_of(self, answers: np.ndarray) -> np.ndarray:
-        a = answers.astype(np.int64) if answers.ndim == 1 else np.full(answers.shape[0], -1, np.int64)
-        return np.where(a < self.size, a, -1)
-
-
-class ExtendCandidates:
-    """PEM's ``D_i = C_{i-1} x {0,1}^eta`` (section 4.1), ordered by parent then suffix.
-
-    ``parents`` must be sorted and distinct (canonical ``parent_bits``-bit values).
-    """
-
-    def __init__(self, parents: np.ndarray, parent_bits: int, eta: int):
-        self.parents = parents
-        self.parent_bits = int(parent_bits)
-        self.eta = int(eta)
-        self.width = self.parent_bits + self.eta
-        self.size = parents.shape[0] << self.eta
-
-    def values(self) -> np.ndarray:
-        return extend(self.parents, self.parent_bits, self.eta)
-
-    def values_at(self, index: np.ndarray) -> np.ndarray:
-        index = np.asarray(index, dtype=np.int64)
-        par = self.parents[index >> self.eta]
-        suf = (index & ((1 << self.eta) - 1)).astype(np.uint64)
-        return concat(par, self.parent_bits, suf, self.eta)
-
-    def index_of(self, answers: np.ndarray) -> np.ndarray:
-        par = prefix(answers, self.width, self.parent_bits)
-        low = answers if answers.ndim == 1 else answers[:, -1]
-        suf = (low & np.uint64((1 << self.eta) - 1)).astype(np.int64)
-        pos = match_sorted(self.parents, par)
-        return np.where(pos >= 0, (pos << self.eta) + suf, -1)
-
-
-class ExplicitCandidates:
-    """An explicit candidate list (sorted and made distinct on construction)."""
-
-    def __init__(self, values: np.ndarray, width: int):
-        self._values = sort_unique(values)
-        self.width = int(width)
-        self.size = self._values.shape[0]
-
-    def values(self) -> np.ndarray:
-        return self._values
-
-    def values_at(self, index: np.ndarray) -> np.ndarray:
-        return self._values[np.asarray(index, dtype=np.int64)]
-
-    def index_of(self, answers: np.ndarray) -> np.ndarray:
-        return match_sorted(self._values, answers)
-
-
-# ---------------------------------------------------------------------------
-# the selection rule
-# ---------------------------------------------------------------------------
-def select_top(support: np.ndarray, keys: np.ndarray, K: int, *, blocks: np.ndarray | None = None,
-               min_support: float | None = None) -> np.ndarray:
-    """Positions of the selected candidates, best first (within each block).
-
-    Candidates are ranked by support, descending; ties are broken by the
-    independent uniform ``keys`` (larger first), i.e. uniformly at random.
-    Selected: the first ``K`` of each block, plus every candidate with
-    ``support >= min_support`` when given.  With ``blocks`` (a block id per
-    candidate) the output is ordered by block, then rank.
-
-    Both engines call this function on the candidates they hold, so the rule
-    (and its tie-breaking) is identical.
-    """
-    support = np.asarray(support)
-    N = support.shape[0]
-    if N == 0:
-        return np.zeros(0, dtype=np.int64)
-    if blocks is None:
-        pos = np.arange(N)
-        if N > K:  # pre-filter: at least the K-th largest support
-            kth = np.partition(support, N - K)[N - K]
-            lo = kth if min_support is None else min(kth, min_support)
-            pos = np.flatnonzero(support >= lo)
-        order = pos[np.lexsort((-keys[pos], -support[pos]))]
-        rank = np.arange(order.shape[0])
-    else:
-        order = np.lexsort((-keys, -support, blocks))
-        b = blocks[order]
-        first = np.r_[0, np.flatnonzero(b[1:] != b[:-1]) + 1]
-        run = np.diff(np.r_[first, order.shape[0]])
-        rank = np.arange(order.shape[0]) - np.repeat(first, run)
-    keep = rank < K
-    if min_support is not None:
-        keep |= support[order] >= min_support
-    return order[keep].astype(np.int64)
-
-
-# ---------------------------------------------------------------------------
-# estimates
-# ---------------------------------------------------------------------------
-def scaled_estimate(support: np.ndarray, n_users: int, p: float, q: float, n_total: int) -> np.ndarray:
-    """Unbiased count estimate over the whole population.
-
-    ``(I - n_users q) / (p - q)`` (eq. eqn:est) estimates the count among the
-    ``n_users`` who answered; multiplied by ``n_total / n_users`` it is
-    unbiased for the population count under the random group assignment.
-    May be negative.
-    """
-    est = (np.asarray(support, dtype=float) - n_users * q) / (p - q)  # eq. (eqn:est)
-    return est * (n_total / n_users)
-
-
-def support_threshold(theta: float, n_users: int, p: float, q: float) -> int:
-    """Smallest integer support that may reach ``theta * n`` after :func:`scaled_estimate`.
-
-    ``est >= theta n  <=>  I >= n_users q + theta n_users (p - q)``; rounded
-    down (a superset; the exact test is applied to the estimates).
-    """
-    return int(math.floor(n_users * q + theta * n_users * (p - q) - 1e-6))

@@ -1,9 +1,10 @@
-"""Frequency oracles a protocol's questions may use besides OLH (HR, Hashtogram, CMS).
+"""Which frequency oracle answers a question: the oracle *specs* a protocol accepts.
 
-A :class:`ldp.protocols.Question` names its oracle in ``oracle_name`` (default
-``"OLH"``); the name is one of these *specs*:
+A :class:`ldp.core.Question` names its oracle in ``oracle_name`` (default
+``"OLH"``); the name is one of these specs:
 
-* ``"OLH"`` -- :class:`ldp.OLH` with ``d' = ceil(e^eps + 1)`` (the default);
+* ``"OLH"`` -- :class:`ldp.OLH` with ``d' = ceil(e^eps + 1)`` (the paper's choice,
+  section 2.2.2);
 * ``"HR"`` -- :class:`ldp.HR` (Hadamard response, Acharya et al.'s block rule);
 * ``"Hashtogram"`` -- :class:`ldp.HR` with one block (``blocks=1``): the support
   law of the one-bit Hadamard randomizer of Bassily et al.'s Hashtogram;
@@ -18,23 +19,37 @@ oracle's ``support``, the count engine draws law 1 with the oracle's ``p`` and
 
 Each spec has a largest budget per report (:func:`report_epsilon_limit`),
 from the oracle's real numeric constraint; a protocol multiplies it by its
-budget split (``_budget_split``) to get its ``max_epsilon``.
+budget split to get its ``max_epsilon``.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
+from ..oracles import CMS, HR, OLH
+from ..oracles.hr import DEFAULT_BLOCK_SIZE
+from ..oracles.hr import max_epsilon as hr_max_epsilon
+from ..oracles.olh import MAX_EPSILON as OLH_MAX_EPSILON
 from ..validation import EXP_MAX_EPSILON
-from ._core import Question, olh_for
 
-__all__ = ["ORACLES", "make_question", "oracle_for", "check_oracle", "report_epsilon_limit"]
+__all__ = ["ORACLES", "check_oracle", "oracle_for", "report_epsilon_limit"]
 
 #: oracle specs a protocol accepts
 ORACLES = ("OLH", "HR", "Hashtogram", "CMS")
 
 
 def check_oracle(oracle) -> str:
-    """A valid oracle spec (case-insensitive), in its canonical spelling."""
+    """A valid oracle spec (case-insensitive), in its canonical spelling.
+
+    Parameters
+    ----------
+    oracle : str
+        One of :data:`ORACLES`, in any letter case.
+
+    Returns
+    -------
+    str
+        The canonical spelling.
+    """
     if not isinstance(oracle, str):
         raise TypeError(f"oracle must be one of {ORACLES}, got {oracle!r}")
     for name in ORACLES:
@@ -45,11 +60,23 @@ def check_oracle(oracle) -> str:
 
 @lru_cache(maxsize=512)
 def oracle_for(spec: str, epsilon: float, width: int):
-    """Cached oracle instance for a spec, budget and answer width."""
-    if spec == "OLH":
-        return olh_for(epsilon, width)
-    from ..oracles import CMS, HR
+    """The oracle instance of a spec at a budget and answer width (cached: plans reuse a few).
 
+    Parameters
+    ----------
+    spec : str
+        One of :data:`ORACLES` (canonical spelling).
+    epsilon : float
+        Budget of the report.
+    width : int
+        Bit width of the answers (the oracle's ``m``).
+
+    Returns
+    -------
+    ldp.oracles.FrequencyOracle
+    """
+    if spec == "OLH":
+        return OLH(epsilon, m=width)
     if spec == "HR":
         return HR(epsilon, m=width)
     if spec == "Hashtogram":
@@ -67,28 +94,30 @@ def report_epsilon_limit(spec: str) -> tuple[float, str]:
       times ``block_size - 1 = 63`` at most ``2**31``, :func:`ldp.oracles.hr.max_epsilon`);
     * ``"Hashtogram"``: ``ln(DBL_MAX / 32) = 706.3`` (``32 e^eps`` a finite double);
     * ``"CMS"``: ``ln(DBL_MAX) = 709.78`` (``e^eps`` a finite double).
-    """
-    from ..oracles.hr import DEFAULT_BLOCK_SIZE, max_epsilon as hr_max
-    from ..oracles.olh import MAX_EPSILON
 
+    Parameters
+    ----------
+    spec : str
+        One of :data:`ORACLES` (canonical spelling).
+
+    Returns
+    -------
+    limit : float
+    why : str
+        The constraint, as a sentence for error messages.
+    """
     if spec == "OLH":
-        return MAX_EPSILON, (f"OLH's hash range d' = ceil(e^budget + 1) must be at most 2**31, so "
-                             f"budget <= ln(2**31 - 1) = {MAX_EPSILON:.4f}")
+        return OLH_MAX_EPSILON, (f"OLH's hash range d' = ceil(e^budget + 1) must be at most 2**31, so "
+                                 f"budget <= ln(2**31 - 1) = {OLH_MAX_EPSILON:.4f}")
     if spec == "HR":
-        lim = hr_max(DEFAULT_BLOCK_SIZE, True)
+        lim = hr_max_epsilon(DEFAULT_BLOCK_SIZE, True)
         return lim, (f"HR's hashed domain 2^floor(log2 e^budget) * {DEFAULT_BLOCK_SIZE - 1} must be at most "
                      f"2**31, so budget < 26 ln 2 = {lim:.4f}")
     if spec == "Hashtogram":
-        lim = hr_max(DEFAULT_BLOCK_SIZE, False)
+        lim = hr_max_epsilon(DEFAULT_BLOCK_SIZE, False)
         return lim, (f"Hashtogram's normaliser {DEFAULT_BLOCK_SIZE // 2} e^budget must be a finite double, so "
                      f"budget <= ln(DBL_MAX / {DEFAULT_BLOCK_SIZE // 2}) = {lim:.4f}")
     if spec == "CMS":
         return EXP_MAX_EPSILON, (f"CMS's e^budget must be a finite double, so budget <= ln(DBL_MAX) = "
                                  f"{EXP_MAX_EPSILON:.4f}")
     raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")
-
-
-def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
-                  seed: int = 0) -> Question:
-    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec``."""
-    return Question(start, stop, epsilon, channels, seed, check_oracle(spec))

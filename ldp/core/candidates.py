@@ -1,0 +1,132 @@
+"""Candidate sets: what the aggregator queries in one step.
+
+Each set knows its ``size`` (the number of frequency-oracle queries it
+costs), its ``width`` in bits, its ``values()``, the values at given
+positions (``values_at``) and, for the count-level engine, the position of
+given answers (``index_of``, ``-1`` when absent).
+
+* :class:`RangeCandidates` -- every answer ``0 .. size-1`` (a whole segment
+  domain, or MCM's channel x block pairs);
+* :class:`ExtendCandidates` -- PEM's ``D_i = C_{i-1} x {0,1}^eta`` (section 4.1);
+* :class:`ExplicitCandidates` -- an explicit list (the final step's candidates).
+
+:func:`join_parts` builds whole values from the parts found per segment
+(the strawman's product, SPM's cliques, MCM's channels, SFP's puzzles).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..values import concat, extend, match_sorted, prefix, sort_unique
+
+__all__ = ["Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts"]
+
+
+class Candidates(ABC):
+    """A candidate set: ``size`` candidates (oracle queries) of ``width`` bits each."""
+
+    size: int
+    width: int
+
+    @abstractmethod
+    def values(self) -> np.ndarray:
+        """Every candidate, in the set's order (canonical ``width``-bit values)."""
+
+    @abstractmethod
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        """The candidates at positions ``index``."""
+
+    @abstractmethod
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        """Position of each answer in the set (``int64``), ``-1`` when it is not a candidate."""
+
+
+class RangeCandidates(Candidates):
+    """All answers ``0 .. size-1`` (a whole segment domain, or MCM's channel x block pairs)."""
+
+    def __init__(self, size: int, width: int):
+        self.size = int(size)
+        self.width = int(width)
+
+    def values(self) -> np.ndarray:
+        return np.arange(self.size, dtype=np.uint64)
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        return np.asarray(index, dtype=np.uint64)
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        a = answers.astype(np.int64) if answers.ndim == 1 else np.full(answers.shape[0], -1, np.int64)
+        return np.where(a < self.size, a, -1)
+
+
+class ExtendCandidates(Candidates):
+    """PEM's ``D_i = C_{i-1} x {0,1}^eta`` (section 4.1), ordered by parent then suffix.
+
+    ``parents`` must be sorted and distinct (canonical ``parent_bits``-bit values).
+    """
+
+    def __init__(self, parents: np.ndarray, parent_bits: int, eta: int):
+        self.parents = parents
+        self.parent_bits = int(parent_bits)
+        self.eta = int(eta)
+        self.width = self.parent_bits + self.eta
+        self.size = parents.shape[0] << self.eta
+
+    def values(self) -> np.ndarray:
+        return extend(self.parents, self.parent_bits, self.eta)
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        index = np.asarray(index, dtype=np.int64)
+        par = self.parents[index >> self.eta]
+        suf = (index & ((1 << self.eta) - 1)).astype(np.uint64)
+        return concat(par, self.parent_bits, suf, self.eta)
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        par = prefix(answers, self.width, self.parent_bits)
+        low = answers if answers.ndim == 1 else answers[:, -1]
+        suf = (low & np.uint64((1 << self.eta) - 1)).astype(np.int64)
+        pos = match_sorted(self.parents, par)
+        return np.where(pos >= 0, (pos << self.eta) + suf, -1)
+
+
+class ExplicitCandidates(Candidates):
+    """An explicit candidate list (sorted and made distinct on construction)."""
+
+    def __init__(self, values: np.ndarray, width: int):
+        self._values = sort_unique(values)
+        self.width = int(width)
+        self.size = self._values.shape[0]
+
+    def values(self) -> np.ndarray:
+        return self._values
+
+    def values_at(self, index: np.ndarray) -> np.ndarray:
+        return self._values[np.asarray(index, dtype=np.int64)]
+
+    def index_of(self, answers: np.ndarray) -> np.ndarray:
+        return match_sorted(self._values, answers)
+
+
+def join_parts(parts: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray:
+    """Concatenate per-segment parts into whole values: ``parts[0] || parts[1] || ...``.
+
+    Parameters
+    ----------
+    parts : sequence of numpy.ndarray
+        Equal-length canonical value arrays, the ``j``-th of ``widths[j]`` bits.
+    widths : sequence of int
+        Bits of each part.
+
+    Returns
+    -------
+    numpy.ndarray
+        Canonical ``sum(widths)``-bit values (empty parts give an empty array of that width).
+    """
+    vals, bits = parts[0], int(widths[0])
+    for part, w in zip(parts[1:], widths[1:]):
+        vals = concat(vals, bits, part, int(w))
+        bits += int(w)
+    return vals
