@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import os
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -21,12 +22,7 @@ from .._reportfile import ReportsFileError
 from ..validation import check_int, check_rng
 
 __all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "reports_class", "ReportsFileError"]
-_REGISTRY: dict[str, type["Reports"]] = {}
-
-
-def reports_class(kind: str) -> type["Reports"]:
-    """The :class:`Reports` subclass of an oracle's reports ``kind`` (e.g. ``"OLH"``); ``KeyError`` if unknown."""
-    return _REGISTRY[kind]
+_REGISTRY: dict[str, type[Reports]] = {}
 
 
 def _format_params(params: Mapping[str, Any]) -> str:
@@ -81,6 +77,18 @@ class Reports:
     def _validate(self) -> None:  # pragma: no cover - overridden
         pass
 
+    def _check_symbols(self, name: str, size: int, what: str) -> None:
+        """Raise unless array ``name`` is 1-D, of :func:`uint_dtype` ``(size - 1)``, with values below ``size``.
+
+        ``what`` names ``size`` in the message (e.g. ``"d_prime = 11"``).
+        """
+        a = self._arrays[name]
+        dt = uint_dtype(size - 1)
+        if a.ndim != 1 or a.dtype != dt:
+            raise ValueError(f"{self.kind} reports {name!r} must be a 1-D {dt} array, got {a.dtype} of shape {a.shape}")
+        if a.size and int(a.max()) >= size:
+            raise ValueError(f"{self.kind} reports {name!r} must be in [0, {what}), found {int(a.max())}")
+
     # ------------------------------------------------------------ access
     @property
     def params(self) -> dict[str, Any]:
@@ -105,7 +113,7 @@ class Reports:
         """Bytes the users sent (sum of the arrays' sizes)."""
         return int(sum(a.nbytes for a in self._arrays.values()))
 
-    def __getitem__(self, index) -> "Reports":
+    def __getitem__(self, index) -> Reports:
         """The reports of a subset of users (slice, integer array or boolean mask)."""
         if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
             i = int(index)
@@ -132,14 +140,14 @@ class Reports:
         return self._params == other._params and all(
             np.array_equal(self._arrays[k], other._arrays[k]) for k in self.fields)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays: not hashable
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n={self._n}, oracle={_format_params(self._params)})"
 
     # ------------------------------------------------------------ combine
     @classmethod
-    def concat(cls, parts: Sequence["Reports"]) -> "Reports":
+    def concat(cls, parts: Sequence[Reports]) -> Reports:
         """Concatenate reports of the same oracle (in the given order)."""
         parts = list(parts)
         if not parts:
@@ -167,7 +175,7 @@ class Reports:
         _reportfile.write(path, _reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Reports":
+    def load(cls, path: str | os.PathLike) -> Reports:
         """Read reports written by :meth:`save`.
 
         Called on :class:`Reports` itself, returns the subclass recorded in
@@ -199,6 +207,23 @@ class Reports:
             raise _reportfile.inconsistent(path, err) from err
 
 
+def reports_class(kind: str) -> type[Reports]:
+    """The :class:`Reports` subclass of an oracle kind (``"OLH"``, ``"GRR"``, ...).
+
+    For readers of stored reports (e.g. a protocol's reports file) that know
+    the kind from the file's metadata.
+
+    Raises
+    ------
+    KeyError
+        No oracle of that kind is defined.
+    """
+    try:
+        return _REGISTRY[kind]
+    except (KeyError, TypeError):
+        raise KeyError(f"no frequency oracle of kind {kind!r}; known kinds: {sorted(_REGISTRY)}") from None
+
+
 def load_reports(path: str | os.PathLike) -> Reports:
     """Read reports of any oracle from a file written by :meth:`Reports.save`."""
     return Reports.load(path)
@@ -210,7 +235,7 @@ def concat_reports(parts: Iterable[Reports]) -> Reports:
 
 
 # ------------------------------------------------------------------ GRR core
-def grr_perturb(true_index: np.ndarray, k: int, p: float, rng: np.random.Generator) -> np.ndarray:
+def grr_perturb(true_index: np.ndarray, k: int, p: float, *, rng: np.random.Generator) -> np.ndarray:
     """Generalized randomized response on ``[k]`` (paper section 2.2.1).
 
     Keeps each entry with probability ``p`` and otherwise replaces it by one
@@ -220,11 +245,11 @@ def grr_perturb(true_index: np.ndarray, k: int, p: float, rng: np.random.Generat
     in ``[0, k - 1)`` per entry, drawn in that order.
     """
     t = np.asarray(true_index, dtype=np.uint64)
-    keep, r = grr_draw(t.shape[0], k, p, rng)
+    keep, r = grr_draw(t.shape[0], k, p, rng=rng)
     return grr_apply(t, keep, r)
 
 
-def grr_draw(n: int, k: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def grr_draw(n: int, k: int, p: float, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The coins of :func:`grr_perturb` for ``n`` entries, drawn before the values are seen.
 
     Returns ``keep`` (``True`` with probability ``p``) and ``r``, uniform in
@@ -260,13 +285,16 @@ def uint_dtype(max_value: int) -> np.dtype:
 
 
 # ------------------------------------------------------------------ oracle
-class FrequencyOracle(ABC):
+R = TypeVar("R", bound=Reports)
+
+
+class FrequencyOracle(ABC, Generic[R]):
     """Base class: ``privatize`` (user side), ``support``/``estimate`` (server side).
 
     Subclasses set :attr:`p` (probability that a report supports the user's
     own value) and :attr:`q` (probability that it supports a given other
     value), so that ``E[I_v] = f_v p + (n - f_v) q`` and the paper's
-    estimator ``(I_v - n q) / (p - q)`` (eq. ``eqn:est``) is unbiased.
+    estimator ``(I_v - n q) / (p - q)`` (eq. (2)) is unbiased.
     """
 
     kind: ClassVar[str] = ""
@@ -295,18 +323,22 @@ class FrequencyOracle(ABC):
 
     # -------------------------------------------------------------- protocol
     @abstractmethod
-    def privatize(self, values, rng=None) -> Reports:
-        """Each user's randomized report (the paper's Perturb)."""
+    def privatize(self, values, *, rng=None) -> R:
+        """Each user's randomized report (the paper's Perturb).
+
+        ``rng`` (keyword-only) is any seed numpy's ``default_rng`` accepts
+        (:func:`ldp.validation.check_rng`).
+        """
 
     @abstractmethod
-    def _support(self, reports: Reports, candidates: np.ndarray) -> np.ndarray:
+    def _support(self, reports: R, candidates: np.ndarray) -> np.ndarray:
         """Support counts for validated reports and candidates."""
 
     @abstractmethod
     def _check_candidates(self, candidates) -> np.ndarray:
         """Validate and canonicalise candidate values."""
 
-    def check_reports(self, reports) -> Reports:
+    def check_reports(self, reports) -> R:
         """Raise unless ``reports`` are non-empty reports of an oracle with these parameters."""
         if not isinstance(reports, self.reports_class):
             raise TypeError(f"reports must be {self.reports_class.__name__} produced by "
@@ -319,9 +351,9 @@ class FrequencyOracle(ABC):
                 f"{_format_params(mine)}: parameter(s) {', '.join(diff)} differ")
         if len(reports) == 0:
             raise ValueError("reports is empty: at least one report is required")
-        return reports
+        return cast(R, reports)
 
-    def support(self, reports: Reports, candidates) -> np.ndarray:
+    def support(self, reports: R, candidates) -> np.ndarray:
         """Support counts ``I_v``: how many reports support each candidate.
 
         Parameters
@@ -340,15 +372,13 @@ class FrequencyOracle(ABC):
         cands = self._check_candidates(candidates)
         return self._support(reports, cands)
 
-    def estimate(self, reports: Reports, candidates) -> np.ndarray:
+    def estimate(self, reports: R, candidates) -> np.ndarray:
         """Unbiased frequency (count) estimates ``(I_v - n q) / (p - q)``.
 
         Parameters
         ----------
-        reports : Reports
-            Output of :meth:`privatize` of an oracle with the same parameters.
-        candidates : array_like
-            Values to estimate.
+        reports, candidates
+            As in :meth:`support`.
 
         Returns
         -------
@@ -357,11 +387,11 @@ class FrequencyOracle(ABC):
 
         References
         ----------
-        Paper eq. (``eqn:est``); Wang et al., USENIX Security 2017.
+        Paper eq. (2); Wang et al., USENIX Security 2017.
         """
         support = self.support(reports, candidates)
         n = len(reports)
-        return (support - n * self.q) / (self.p - self.q)  # eq. (eqn:est)
+        return (support - n * self.q) / (self.p - self.q)  # eq. (2)
 
     def support_variance(self, n: int, count: int = 0) -> float:
         """Variance of ``I_v`` for a value held by ``count`` of ``n`` users."""
@@ -379,7 +409,7 @@ class FrequencyOracle(ABC):
             Number of reports.
         count : int, default 0
             True number of users holding the value (0 gives the paper's
-            formulas, eqs. ``var_grr`` and ``var_olh``).
+            formulas, eqs. (1) and (3)).
 
         Returns
         -------
