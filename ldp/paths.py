@@ -32,11 +32,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["source_checkout", "repo_root", "generated_dir", "figures_dir", "cache_dir", "data_dir", "atomic_path",
-           "source_digest", "configure_numba_cache", "PROGRESS_ENV"]
+           "source_digest", "configure_numba_cache", "PROGRESS_ENV",
+           "SHOW_FIGURES_ENV"]
 
 #: environment variable naming the file where :func:`ldp.experiments.run_grid` writes its progress
 #: (set by the notebook runner, :func:`ldp.rerun.execute`, which polls the file)
 PROGRESS_ENV = "LDP_PROGRESS_FILE"
+#: set (to anything) by ``python -m ldp rerun``: :func:`ldp.plotting.save_figure` also shows each figure in the notebook
+SHOW_FIGURES_ENV = "LDP_SHOW_FIGURES"
 
 _PACKAGE_PARENT = Path(__file__).resolve().parents[1]
 

@@ -231,3 +231,20 @@ def test_snapshot_copies_the_csvs_with_a_manifest(tmp_path: Path):
     # a snapshot compares equal to the cache folder it came from
     status, text = _run_compare(out / "quick", cache / "quick" / "figures")
     assert status == 0, text
+
+
+def test_style_bars_stay_in_bounds_and_methods_have_one_style():
+    import numpy as np
+
+    from ldp.plotting import METHOD_STYLE, bar_bounds, method_style, series_colors
+
+    y = np.array([0.0, 0.05, 0.5, 0.97, 1.0])
+    bars = bar_bounds(y, np.full(5, 0.1), (0, 1))
+    assert (y - bars[0] >= 0).all() and (y + bars[1] <= 1).all()
+    assert bars[0][2] == bars[1][2] == 0.1  # untouched away from the bounds
+    assert method_style("PEM (HR)") == METHOD_STYLE["PEM"] == method_style("PEM-GRR")
+    colours = [s["color"] for s in METHOD_STYLE.values()]
+    assert len(set(colours)) == len(colours)
+    assert not {tuple(c) for c in series_colors(4)} & set(colours)
+    with pytest.raises(KeyError, match="known methods"):
+        method_style("Nonesuch")

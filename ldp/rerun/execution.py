@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..paths import PROGRESS_ENV, repo_root
+from ..paths import PROGRESS_ENV, SHOW_FIGURES_ENV, repo_root
 from .notebooks import cell_source, read_notebook
 from .parameters import ParameterError
 
@@ -27,8 +27,6 @@ __all__ = ["KERNEL_NAME", "KERNEL_DISPLAY_NAME", "SHOW_FIGURES_ENV", "PROGRESS_E
 
 KERNEL_NAME = "ldp"
 KERNEL_DISPLAY_NAME = "Python 3 (ldp)"
-#: environment variable that makes ldp.plotting.save_figure also show the figure
-SHOW_FIGURES_ENV = "LDP_SHOW_FIGURES"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CELL_LINE = re.compile(r"Executing Cell (\d+)")
 

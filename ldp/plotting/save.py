@@ -1,4 +1,4 @@
-"""Figure helpers: one style, one way to save (SVG + PDF + the plotted data, atomically).
+"""Saving a figure: one way, SVG + PDF + the plotted data, atomically.
 
 Each paper figure is drawn by one function in a notebook (or here) and saved
 with :func:`save_figure`; the files under ``_generated/figures`` are the
@@ -19,7 +19,7 @@ import pandas as pd
 matplotlib.use("Agg")  # headless: notebooks run under papermill, tests in CI
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .paths import atomic_path, figures_dir  # noqa: E402
+from ..paths import SHOW_FIGURES_ENV, atomic_path, figures_dir  # noqa: E402
 
 # fontTools warns "'created' timestamp seems very low" when matplotlib subsets
 # fonts for a PDF without a creation date; it is harmless noise in notebooks.
@@ -29,33 +29,7 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 # a PDF saved with {"Date": None} still carried its CreationDate)
 _NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
-__all__ = ["METHOD_STYLE", "use_style", "save_figure", "figure_data", "write_figure_data",
-           "errorbar_lines"]
-
-#: colours and markers per protocol, shared by every figure
-METHOD_STYLE = {
-    "PEM": dict(color="#1f77b4", marker="o"),
-    "SPM": dict(color="#d62728", marker="s"),
-    "MCM": dict(color="#2ca02c", marker="^"),
-    "Strawman": dict(color="#7f7f7f", marker="x"),
-}
-
-
-def use_style() -> None:
-    """The book's matplotlib style (small, readable, vector-friendly)."""
-    plt.rcParams.update({
-        "figure.dpi": 110,
-        "savefig.bbox": "tight",
-        "font.size": 9,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-        "legend.fontsize": 8,
-        "lines.markersize": 4,
-        "svg.fonttype": "none",
-        "pdf.fonttype": 42,
-        "svg.hashsalt": "ldp",  # reproducible SVG ids
-    })
-
+__all__ = ["save_figure", "figure_data", "write_figure_data"]
 
 def _exact_float(value) -> str:
     """The shortest decimal that reads back as the same float64 (``repr``)."""
@@ -190,7 +164,7 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=_NO_DATE.get(fmt))
         out[fmt] = target
-    if os.environ.get("LDP_SHOW_FIGURES"):
+    if os.environ.get(SHOW_FIGURES_ENV):
         _show_png(fig)
     if close:
         plt.close(fig)
@@ -206,22 +180,3 @@ def _show_png(fig) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", bbox_inches="tight")
     display(Image(data=buf.getvalue(), format="png"))
-
-
-def errorbar_lines(ax, summary, *, x: str, y: str, err: str | None = "std", hue: str = "method",
-                   styles: dict | None = None, label_fmt: str = "{}", **kw) -> pd.DataFrame:
-    """Plot mean +- error per ``hue`` group from a tidy summary frame.
-
-    Returns the rows of ``summary`` it plotted, in plotting order (by group,
-    then ``x``): the basis of the figure's data table for :func:`save_figure`.
-    """
-    styles = styles or METHOD_STYLE
-    plotted = []
-    for key, grp in summary.groupby(hue, sort=False):
-        grp = grp.sort_values(x)
-        st = dict(styles.get(str(key).split("-")[0], {}))
-        st.update(kw)
-        ax.errorbar(grp[x], grp[y], yerr=None if err is None else grp[err], capsize=2,
-                    label=label_fmt.format(key), **st)
-        plotted.append(grp)
-    return pd.concat(plotted) if plotted else summary.iloc[:0]
