@@ -52,8 +52,8 @@ from scipy import stats
 import ldp
 from ldp import datasets, metrics
 
-pure_ldp = pytest.importorskip("pure_ldp", reason="pure-LDP is installed by `make test` from "
-                                                  "requirements-crosscheck.txt; without it there is no peer to compare with")
+pure_ldp = pytest.importorskip("pure_ldp", reason="pure-LDP is installed by `make test` from requirements-crosscheck"
+                                                  ".txt; without it there is no peer to compare with")
 
 M, N, K, F = 8, 5_000, 4, 2
 R = 12

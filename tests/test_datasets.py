@@ -17,9 +17,9 @@ import pytest
 
 from ldp import datasets as D
 from ldp.datasets.__main__ import main as datasets_cli
+from ldp.values import decode, from_ints, to_ints, value_keys
 
 AOL = importlib.import_module("ldp.datasets.aol")  # the module (ldp.datasets.aol is the loader function)
-from ldp.values import decode, from_ints, to_ints, value_keys
 
 REPO = Path(D.__file__).resolve().parents[2]  # ldp/datasets/__init__.py -> the project
 SHIPPED = REPO / "data" / D.AOL_FILENAME  # committed with the project

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 
@@ -14,8 +13,10 @@ import pytest
 
 import ldp
 from ldp import experiments as ex
-from ldp.experiments import cache as ex_cache, run as ex_run, worker as ex_worker
 from ldp.datasets import Dataset, zipf
+from ldp.experiments import cache as ex_cache
+from ldp.experiments import run as ex_run
+from ldp.experiments import worker as ex_worker
 
 # fakes below travel to loky/dask workers by value (the tests folder is not importable there)
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -308,8 +309,9 @@ def test_cache_reuses_points_and_repetitions(cache_dir):
     assert (old["f1"] == old["f1_a"]).all() and (old["wall_time"] == old["wall_time_a"]).all()
     # new labels for the same points: served from the point files, relabelled
     FakeTopK.calls = 0
-    relabelled = ex.run_grid(small_grid(repetitions=2, protocols=[("FakeTopK", {}, "plain"), ("FakeTopK", {"noise": 3.0}),
-                                                                 ("FakeOther", {"final_fraction": 0.2}, "other")]),
+    relabelled = ex.run_grid(small_grid(repetitions=2,
+                                        protocols=[("FakeTopK", {}, "plain"), ("FakeTopK", {"noise": 3.0}),
+                                                   ("FakeOther", {"final_fraction": 0.2}, "other")]),
                              n_jobs=1)
     assert FakeTopK.calls == 0
     assert list(relabelled["protocol"].unique()) == ["plain", "FakeTopK(noise=3.0)", "other"]

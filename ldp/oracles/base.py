@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
-from .. import _reportfile
-from .._reportfile import ReportsFileError
+from .. import reportfile
+from ..reportfile import ReportsFileError
 from ..validation import check_int, check_rng
 
 __all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "reports_class", "ReportsFileError"]
@@ -172,7 +172,7 @@ class Reports:
         metadata records the oracle parameters and a SHA-256 checksum of the
         arrays, which :meth:`load` verifies.
         """
-        _reportfile.write(path, _reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
+        reportfile.write(path, reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Reports:
@@ -191,7 +191,7 @@ class Reports:
             protocol reports rather than oracle reports, reports of another
             oracle, or arrays that do not match the stored checksum.
         """
-        meta, arrays = _reportfile.read(path, _reportfile.ORACLE_REPORTS)
+        meta, arrays = reportfile.read(path, reportfile.ORACLE_REPORTS)
         try:
             params = meta["params"]
             kind = params.get("kind")
@@ -204,7 +204,7 @@ class Reports:
         except ReportsFileError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as err:
-            raise _reportfile.inconsistent(path, err) from err
+            raise reportfile.inconsistent(path, err) from err
 
 
 def reports_class(kind: str) -> type[Reports]:
