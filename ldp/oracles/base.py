@@ -89,6 +89,20 @@ class Reports:
         if a.size and int(a.max()) >= size:
             raise ValueError(f"{self.kind} reports {name!r} must be in [0, {what}), found {int(a.max())}")
 
+    def _check_packed_bits(self, name: str, width: int, what: str) -> None:
+        """Raise unless array ``name`` holds ``width`` bits per user, packed: ``uint8`` ``(n, ceil(width / 8))``.
+
+        The padding bits after the last one must be 0; ``what`` names ``width`` in the message.
+        """
+        b = self._arrays[name]
+        nbytes = -(-width // 8)
+        if b.dtype != np.uint8 or b.ndim != 2 or b.shape[1] != nbytes:
+            raise ValueError(f"{self.kind} reports {name!r} must be a uint8 array of shape (n, {nbytes}), "
+                             f"got {b.dtype} {b.shape}")
+        pad = 8 * nbytes - width
+        if pad and b.size and np.any(b[:, -1] & np.uint8((1 << pad) - 1)):
+            raise ValueError(f"{self.kind} reports {name!r} have bits set beyond {what}")
+
     # ------------------------------------------------------------ access
     @property
     def params(self) -> dict[str, Any]:
@@ -205,6 +219,11 @@ class Reports:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise reportfile.inconsistent(path, err) from err
+
+
+def report_array(name: str, doc: str) -> property:
+    """A read-only property returning the per-user array ``name`` of a :class:`Reports` subclass."""
+    return property(lambda self: self._arrays[name], doc=doc)
 
 
 def reports_class(kind: str) -> type[Reports]:
