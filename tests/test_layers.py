@@ -206,3 +206,36 @@ def test_no_duck_typing_of_ldp_types():
     found = {k: v for k, v in found.items() if v}
     assert not found, "import the type and use isinstance instead of duck typing:\n" + "\n".join(
         f"{k}: {'; '.join(v)}" for k, v in found.items())
+
+
+# ----- every memo is bounded ----------------------------------------------------------------
+
+
+def unbounded_memos(source: str) -> list[str]:
+    """``functools.cache`` and ``lru_cache(maxsize=None)``: the issue allows no unbounded cache."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module == "functools":
+            found += [f"line {node.lineno}: functools.cache" for a in node.names if a.name == "cache"]
+        elif (isinstance(node, ast.Attribute) and node.attr == "cache"
+              and isinstance(node.value, ast.Name) and node.value.id == "functools"):
+            found.append(f"line {node.lineno}: functools.cache")
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("lru_cache", "functools.lru_cache"):
+            size = {kw.arg: kw.value for kw in node.keywords}.get("maxsize", node.args[0] if node.args else None)
+            if isinstance(size, ast.Constant) and size.value is None:
+                found.append(f"line {node.lineno}: lru_cache(maxsize=None)")
+    return found
+
+
+def test_the_memo_scan_finds_what_it_should():
+    assert unbounded_memos("from functools import cache\n")
+    assert unbounded_memos("import functools\n@functools.cache\ndef f(): pass\n")
+    assert unbounded_memos("from functools import lru_cache\n@lru_cache(maxsize=None)\ndef f(): pass\n")
+    assert unbounded_memos("import functools\ng = functools.lru_cache(None)(len)\n")
+    assert not unbounded_memos("from functools import lru_cache\n@lru_cache(maxsize=64)\ndef f(): pass\n")
+
+
+def test_every_memo_is_bounded():
+    found = {str(p.relative_to(ROOT)): unbounded_memos(p.read_text()) for p in sorted(LDP.rglob("*.py"))}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, "give every memo a maxsize:\n" + "\n".join(f"{k}: {'; '.join(v)}" for k, v in found.items())
