@@ -5,6 +5,8 @@
 #                    make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2'
 # Everything else is set up on demand from the package registries (PyPI, npm).
 #
+# Checks only (also the first step of make test): make lint (ruff, mypy, the layer contract)
+#
 # Variables: QUICK=1 (small settings), JOBS=2 (notebooks in parallel),
 #            PYTEST_WORKERS=2, PYTEST_ARGS='-m "not slow"', FORCE=1 (re-execute
 #            notebooks whose inputs did not change), PYTHON=python3.11 (venv base).
@@ -50,13 +52,14 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book pdf citation test data rerun clean distclean
+.PHONY: help setup mathjax notebooks html book pdf citation lint test data rerun clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
 	@echo "make book QUICK=1  same with small, fast settings"
 	@echo "make pdf           the book as one PDF (LaTeX)     -> _build/latex/ldp-book.pdf"
-	@echo "make test          quick book and PDF builds, then the whole test suite (pytest)"
+	@echo "make lint          ruff, mypy and the layer contract of ldp/ (lint-imports)"
+	@echo "make test          make lint, quick book and PDF builds, then the whole test suite (pytest)"
 	@echo "make citation      validate CITATION.cff (cffconvert, in .venv-cff)"
 	@echo "make data          restore the AOL tally if missing or damaged (it ships in data/; see README)"
 	@echo "make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2' [OUT=dir]"
@@ -158,9 +161,17 @@ citation: $(CFF_STAMP)
 	$(CFF_VENV)/bin/cffconvert --validate --infile CITATION.cff
 
 # --- tests -----------------------------------------------------------------
+# Static checks, configured in pyproject.toml: ruff (style and errors), mypy (types of ldp/),
+# import-linter (the layer contract written in ldp/__init__.py; tests/test_layers.py runs it too).
+lint: setup
+	$(VENV)/bin/ruff check ldp tests scripts benchmarks
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache --no-logo
+
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
 test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory citation
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)

@@ -5,9 +5,39 @@ Hitter Identification*: frequency oracles (GRR, OLH, OUE, BLH), the heavy
 hitter protocols PEM, SPM, MCM and the strawman, each runnable as a real
 client/server protocol or with a count-level engine, and the paper's analysis.
 
-Layout (reads like the paper): ``values`` (m-bit strings) -> ``oracles`` ->
-``protocols`` -> ``engines`` -> ``analysis`` -> ``metrics`` -> ``datasets`` ->
-``experiments`` -> ``plotting``.
+The layer contract
+------------------
+The package is built in layers; a module imports only from its own layer or
+lower ones, never upwards, at module level or inside a function:
+
+====  ======================================================================
+L8    ``plotting``, ``reporting``, ``rerun``, ``book``, ``__main__``: the
+      book's figures and claims, reruns of a chapter, the command line
+L7    ``experiments``: grids of runs, the results cache, summaries
+L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
+L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
+L4    ``engines``: where the support counts come from (reports or counts)
+L3    ``core``: question and plan, candidates, selection, results, and the
+      ``Dataset`` tally type
+L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
+      the appendix, the Monte Carlo of the section 4.2.3 model
+L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, their p, q, d' and
+      variance formulas (eqs. (1) and (3)) and kernels
+L0    ``values``, ``validation``, ``paths``, ``numeric``, ``reportfile``,
+      ``metrics``: m-bit values, argument checks, folders and the atomic
+      writer, the reports file format, the F1, NCR and squared-error metrics
+====  ======================================================================
+
+Besides the order: no import cycle between sibling modules anywhere; a
+private module or name (``_x``) is used only inside its own subpackage; each
+oracle (``grr``, ``olh``, ``oue``, ``hr``, ``cms``) and each protocol (``pem``,
+``spm``, ``mcm``, ``strawman``, ``treehist``, ``sfp``) imports none of its
+peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
+IPython, papermill, nbformat, myst-nb); an upper layer's types are never
+duck-typed below (``hasattr(x, "user_index")``): a lower layer imports the
+type it needs.  The contracts are ``[tool.importlinter]`` in
+``pyproject.toml``, checked by ``make lint`` (part of ``make test``) and by
+``tests/test_layers.py``.
 """
 from importlib import import_module
 
@@ -33,7 +63,7 @@ _LAZY = {
     "TreeHist": "ldp.protocols",
     "SFP": "ldp.protocols",
 }
-_SUBMODULES = {"values", "validation", "oracles", "protocols", "engines", "analysis", "metrics",
+_SUBMODULES = {"values", "validation", "oracles", "analysis", "core", "engines", "protocols", "metrics",
                "datasets", "experiments", "plotting"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]

@@ -17,8 +17,8 @@ from scipy import stats
 import ldp
 from ldp import datasets, metrics
 from ldp.oracles import CMS, HR, CMSReports, HRReports, OLHReports
-from ldp.protocols import ExtendCandidates, Plan, ProtocolReports, RangeCandidates, channel_hash
-from ldp.values import from_ints, to_chunks32, uniform
+from ldp.protocols import Plan, ProtocolReports, RangeCandidates, channel_hash
+from ldp.values import uniform
 
 ALPHA = 1e-3
 Z = 5.0

@@ -182,7 +182,8 @@ return {
   mjx: document.querySelectorAll('mjx-container').length,
   // formulas of the page's own content (the "on this page" sidebar repeats headings, and
   // the theme hides it in narrow windows, so its copies may have no size)
-  mjxZero: Array.from((document.querySelector('article.bd-article') || article || document).querySelectorAll('mjx-container'))
+  mjxZero: Array.from((document.querySelector('article.bd-article') || article || document)
+                  .querySelectorAll('mjx-container'))
                 .filter((c) => c.getBoundingClientRect().width <= 0).length,
   rawText: article ? visibleText(article) : '',
   resources: performance.getEntriesByType('resource').map((e) => e.name),

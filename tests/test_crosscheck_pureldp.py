@@ -23,7 +23,7 @@ about 0.2 (one F1 step is 0.25 at k = 4); the differences found below are
 larger than that.  Where the designs differ the test is one-sided, in the
 direction the difference predicts.
 
-Findings (also in ``book/after_pem_choices.md``):
+Findings (also in ``book/interpretation.md``, section "After PEM", ``after-pem-crosscheck``):
 
 * **PEM** -- same algorithm (top-k prefixes per round, one group per round):
   the F1 distributions agree.
@@ -52,8 +52,8 @@ from scipy import stats
 import ldp
 from ldp import datasets, metrics
 
-pure_ldp = pytest.importorskip("pure_ldp", reason="pure-LDP is installed by `make test` from "
-                                                  "requirements-crosscheck.txt; without it there is no peer to compare with")
+pure_ldp = pytest.importorskip("pure_ldp", reason="pure-LDP is installed by `make test` from requirements-crosscheck"
+                                                  ".txt; without it there is no peer to compare with")
 
 M, N, K, F = 8, 5_000, 4, 2
 R = 12

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 
@@ -14,8 +13,9 @@ import pytest
 
 import ldp
 from ldp import experiments as ex
-from ldp.experiments import cache as ex_cache, run as ex_run, worker as ex_worker
 from ldp.datasets import Dataset, zipf
+from ldp.experiments import run as ex_run
+from ldp.experiments import worker as ex_worker
 
 # fakes below travel to loky/dask workers by value (the tests folder is not importable there)
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -199,10 +199,10 @@ def test_callers_parallel_config_is_used(cache_dir):
     g = small_grid()
     a = ex.run_grid(g, n_jobs=1, cache=False)
     with joblib.parallel_config(backend="threading", n_jobs=2):
-        assert ex_run._resolve_n_jobs(None) == 2
+        assert ex_run.resolve_n_jobs() == 2
         b = ex.run_grid(g, cache=False)
     pd.testing.assert_frame_equal(without(a), without(b))
-    assert ex_run._resolve_n_jobs(None) == -1  # no config: all local cores
+    assert ex_run.resolve_n_jobs() == -1  # no config: all local cores
 
 
 def test_rows_do_not_depend_on_listing_order_or_grid_extent(cache_dir):
@@ -308,8 +308,9 @@ def test_cache_reuses_points_and_repetitions(cache_dir):
     assert (old["f1"] == old["f1_a"]).all() and (old["wall_time"] == old["wall_time_a"]).all()
     # new labels for the same points: served from the point files, relabelled
     FakeTopK.calls = 0
-    relabelled = ex.run_grid(small_grid(repetitions=2, protocols=[("FakeTopK", {}, "plain"), ("FakeTopK", {"noise": 3.0}),
-                                                                 ("FakeOther", {"final_fraction": 0.2}, "other")]),
+    relabelled = ex.run_grid(small_grid(repetitions=2,
+                                        protocols=[("FakeTopK", {}, "plain"), ("FakeTopK", {"noise": 3.0}),
+                                                   ("FakeOther", {"final_fraction": 0.2}, "other")]),
                              n_jobs=1)
     assert FakeTopK.calls == 0
     assert list(relabelled["protocol"].unique()) == ["plain", "FakeTopK(noise=3.0)", "other"]
@@ -321,22 +322,22 @@ def test_cache_reuses_points_and_repetitions(cache_dir):
 
 
 def test_interrupted_write_leaves_no_cache_file(cache_dir, monkeypatch):
-    def broken(df, path):
+    def broken(df, path, *args, **kwargs):
         path.write_bytes(b"PAR1 half a file")
         raise KeyboardInterrupt  # e.g. Ctrl-C while writing
 
-    real_write = ex_cache._to_parquet
-    monkeypatch.setattr(ex_cache, "_to_parquet", broken)
+    real_write = pd.DataFrame.to_parquet
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
     g = small_grid(repetitions=1)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1)
     assert list(cache_dir.iterdir()) == []  # no partial file, no temporary file
-    monkeypatch.setattr(ex_cache, "_to_parquet", real_write)
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", real_write)
     df = ex.run_grid(g, n_jobs=1)
     assert len(list(cache_dir.glob(POINT_FILES))) == g.n_points and len(df) == g.n_runs
     # an interrupted overwrite (cache="refresh") keeps the old file intact
     before = {f.name: f.read_bytes() for f in cache_dir.iterdir()}
-    monkeypatch.setattr(ex_cache, "_to_parquet", broken)
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1, cache="refresh")
     assert {f.name: f.read_bytes() for f in cache_dir.iterdir()} == before

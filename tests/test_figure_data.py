@@ -63,7 +63,8 @@ def test_save_figure_writes_csv_next_to_the_images(tmp_path: Path):
     back = pd.read_csv(out["csv"])
     want = figure_data(data)
     pd.testing.assert_frame_equal(back, want, check_exact=True)  # floats read back bit for bit
-    assert back[["panel", "series"]].values.tolist() == [["a", "PEM, eps/2"], ["a", "SPM"], ["b", "PEM, eps/2"], ["b", "SPM"]]
+    assert back[["panel", "series"]].values.tolist() == [["a", "PEM, eps/2"], ["a", "SPM"],
+                                                         ["b", "PEM, eps/2"], ["b", "SPM"]]
     assert list(tmp_path.glob(".*")) == []  # no temporary files left
 
 

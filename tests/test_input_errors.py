@@ -14,7 +14,7 @@ import pytest
 
 import ldp
 from ldp import datasets
-from ldp.oracles import GRR, OLH, OUE, BLH, Reports, ReportsFileError
+from ldp.oracles import BLH, GRR, OLH, OUE, Reports, ReportsFileError
 from ldp.oracles.olh import MAX_D_PRIME, MAX_EPSILON, default_d_prime
 from ldp.protocols import ProtocolReports
 from ldp.validation import EXP_MAX_EPSILON
@@ -189,7 +189,8 @@ def test_checksum_mismatch(tmp_path, kind):
 def test_wrong_kind_of_file(tmp_path):
     opath, _, _ = _oracle_file(tmp_path)
     ppath, _, _ = _protocol_file(tmp_path)
-    _refused(ProtocolReports.load, opath, r"holds frequency-oracle reports \(read them with ldp\.oracles\.Reports\.load\)")
+    _refused(ProtocolReports.load, opath,
+             r"holds frequency-oracle reports \(read them with ldp\.oracles\.Reports\.load\)")
     _refused(Reports.load, ppath, r"holds heavy-hitter protocol reports \(read them with "
                                   r"ldp\.protocols\.ProtocolReports\.load\)")
     _refused(ldp.oracles.GRRReports.load, opath, r"holds OLH reports, not GRR reports")

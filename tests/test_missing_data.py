@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from ldp.datasets import ChecksumError, DataFileNotFoundError, check_aol
+
 import minibook
 from test_notebooks import ROOT, runner
 

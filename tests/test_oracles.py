@@ -74,7 +74,7 @@ def test_variance_formulas():
     n, eps = 100_000, 1.3
     e = math.exp(eps)
     g = GRR(eps, domain_size=37)
-    assert g.variance(n) == pytest.approx(n * (37 - 2 + e) / (e - 1) ** 2, rel=RTOL)  # eq. (var_grr)
+    assert g.variance(n) == pytest.approx(n * (37 - 2 + e) / (e - 1) ** 2, rel=RTOL)  # eq. (1)
     for orc in (g, OLH(eps, m=16), OLH(eps, d_prime=7, m=16), OUE(eps, domain_size=9), BLH(eps)):
         p, q = orc.p, orc.q
         assert orc.variance(n) == pytest.approx(n * q * (1 - q) / (p - q) ** 2, rel=1e-10)
@@ -83,7 +83,7 @@ def test_variance_formulas():
             (f * p * (1 - p) + (n - f) * q * (1 - q)) / (p - q) ** 2, rel=1e-10)
         assert orc.support_variance(n, f) == pytest.approx(f * p * (1 - p) + (n - f) * q * (1 - q))
     assert OUE(eps, 9).variance(n) == pytest.approx(n * 4 * e / (e - 1) ** 2, rel=RTOL)
-    # eq. (var_olh): 4 e^eps / (e^eps - 1)^2 n exactly when d' = e^eps + 1 is an integer
+    # eq. (3): 4 e^eps / (e^eps - 1)^2 n exactly when d' = e^eps + 1 is an integer
     olh = OLH(math.log(3), m=8)
     assert olh.d_prime == 4
     assert olh.variance(n) == pytest.approx(n * 4 * 3 / (3 - 1) ** 2, rel=1e-12)

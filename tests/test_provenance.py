@@ -48,7 +48,7 @@ def test_outside_a_repository_the_commit_is_unknown(tmp_path: Path):
     assert info.commit is None and info.commit_label == "unknown" and info.short_commit == "unknown"
     assert info.repository_url == REPO_URL  # trailing slash dropped
     assert info.url("blob", "notebooks/x.ipynb") == f"{REPO_URL}/blob/main/notebooks/x.ipynb"
-    assert info.built == dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    assert info.built == dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     assert info.version == "unknown"
     assert info.as_json()["commit"] == "unknown"
 
@@ -72,7 +72,7 @@ def test_commit_and_changes_come_from_git(tmp_path: Path):
 
 
 def test_bad_source_date_epoch_falls_back_to_now():
-    before = dt.datetime.now(tz=dt.timezone.utc).replace(microsecond=0)
+    before = dt.datetime.now(tz=dt.UTC).replace(microsecond=0)
     assert ldp_provenance.build_date({"SOURCE_DATE_EPOCH": "yesterday"}) >= before
 
 

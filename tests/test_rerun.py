@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -25,6 +24,7 @@ import pandas as pd
 import pytest
 
 from ldp import rerun as R
+
 from test_notebooks import runner  # scripts/run_notebooks.py, loaded once (tests/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]

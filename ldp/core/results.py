@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _reportfile
+from .. import reportfile
 from ..oracles.base import reports_class, uint_dtype
 from ..values import as_values, match_sorted, sort_unique, to_ints
 from .question import Plan, Question
@@ -326,7 +326,7 @@ class ProtocolReports:
                     arrays[f"r{g}_{j}_{name}"] = a
             oracles.append(row)
         meta = {"protocol": self.protocol, "params": self.params, "plan": self.plan.to_dict(), "oracles": oracles}
-        _reportfile.write(path, _reportfile.PROTOCOL_REPORTS, meta, arrays)
+        reportfile.write(path, reportfile.PROTOCOL_REPORTS, meta, arrays)
 
     @classmethod
     def load(cls, path) -> ProtocolReports:
@@ -338,7 +338,7 @@ class ProtocolReports:
         :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
         file is refused as the wrong kind.
         """
-        meta, arrays = _reportfile.read(path, _reportfile.PROTOCOL_REPORTS)
+        meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS)
         try:
             plan = Plan.from_dict(meta["plan"])
             reports = []
@@ -351,4 +351,4 @@ class ProtocolReports:
             return cls(meta["protocol"], meta["params"], plan, arrays["labels"], reports,
                        users=arrays["users"].astype(np.int64))
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
-            raise _reportfile.inconsistent(path, err) from err
+            raise reportfile.inconsistent(path, err) from err

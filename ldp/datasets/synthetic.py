@@ -19,14 +19,14 @@ References
 from __future__ import annotations
 
 import math
-from numbers import Real
 from typing import Literal, get_args
 
 import numpy as np
 
+from ..analysis.frequencies import exponential_frequencies, zipf_frequencies
 from ..core.dataset import Dataset
 from ..numeric import largest_remainder, readonly
-from ..validation import check_int, check_rng
+from ..validation import check_int, check_real, check_rng
 from ..values import MAX_BITS, n_words, value_keys
 
 __all__ = ["random_distinct_values", "zipf_frequencies", "exponential_frequencies", "zipf", "exponential",
@@ -77,71 +77,6 @@ def random_distinct_values(n_values: int, m: int, *, rng=None) -> np.ndarray:
             return np.ascontiguousarray(out[first[:n_values]])
         first.sort()
         out = np.concatenate([out[first], draw(2 * (n_values - first.shape[0]) + 16)])
-
-
-def zipf_frequencies(n_distinct: int, s: float = 1.5, drop_top: int = 0) -> np.ndarray:
-    """Zipf rank frequencies of section 5, optionally with the head dropped.
-
-    ``f_j`` is proportional to ``1 / (j + drop_top)**s`` for ``j = 1 .. n_distinct``
-    (section 5: "the j-th most frequent value has frequency f_j proportional to
-    1/j^1.5"; ``zipf(-20)``: "the most frequent 20 values are dropped", i.e.
-    ranks 21, 22, ... kept and renormalised).
-
-    Parameters
-    ----------
-    n_distinct : int
-        Number of values kept (the support, after the drop).
-    s : float
-        Exponent, > 0.
-    drop_top : int
-        Number of leading ranks removed, >= 0.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``n_distinct`` frequencies summing to 1, non-increasing.
-    """
-    n_distinct = check_int(n_distinct, "n_distinct", 1)
-    s = _check_positive(s, "s")
-    drop_top = check_int(drop_top, "drop_top", 0)
-    j = np.arange(drop_top + 1, drop_top + n_distinct + 1, dtype=float)
-    f = j ** -s
-    return f / f.sum()
-
-
-def exponential_frequencies(n_distinct: int, scale: float = 0.05) -> np.ndarray:
-    """Exponential (geometric) rank frequencies of section 6.1's synthetic set.
-
-    ``f_j`` is proportional to ``exp(-scale * j)`` for ``j = 1 .. n_distinct``:
-    a geometric law with success probability ``p = 1 - exp(-scale)`` (0.0488
-    for scale 0.05), truncated to ``n_distinct`` ranks and renormalised.  This
-    is RAPPOR's test distribution ``dexp(j, rate = 5/100)`` (rate 0.05 over
-    100 values) extended to more ranks; with scale 0.05 it gives
-    ``f_16 = 0.0230``, the "0.023 ... around frequency of the 16-th most
-    frequent value" of section 6.2.3.
-
-    Parameters
-    ----------
-    n_distinct : int
-        Number of ranks.
-    scale : float
-        Decay per rank, > 0 ("the exponential scale is 0.05").
-
-    Returns
-    -------
-    numpy.ndarray
-        ``n_distinct`` frequencies summing to 1, non-increasing.
-    """
-    n_distinct = check_int(n_distinct, "n_distinct", 1)
-    scale = _check_positive(scale, "scale")
-    f = np.exp(-scale * np.arange(n_distinct, dtype=float))  # exp(-scale j) / exp(-scale)
-    return f / f.sum()
-
-
-def _check_positive(x, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, Real) or not math.isfinite(float(x)) or float(x) <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {x!r}")
-    return float(x)
 
 
 def _check_sampling(sampling) -> Sampling:
@@ -207,13 +142,13 @@ def zipf(n: int, s: float = 1.5, m: int = 64, *, n_distinct: int | None = None, 
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
-    s = _check_positive(s, "s")
+    s = check_real(s, "s", lo=0.0, lo_open=True)
     drop_top = check_int(drop_top, "drop_top", 0)
     if n_distinct is None:
         n_distinct = min(2 ** m, 2 ** 16)
     n_distinct = check_int(n_distinct, "n_distinct", 1, 2 ** m)
     sampling = _check_sampling(sampling)
-    f = zipf_frequencies(n_distinct, s, drop_top)  # section 5: f_j ~ 1/j^1.5
+    f = zipf_frequencies(n_distinct, s, drop_top=drop_top)  # section 5: f_j ~ 1/j^1.5
     name = f"zipf(-{drop_top})" if drop_top else "zipf"
     return _synthetic(n, f, m, name, sampling, rng,
                       {"generator": "zipf", "s": s, "drop_top": drop_top})
@@ -269,7 +204,7 @@ def exponential(n: int = 10 ** 6, scale: float = 0.05, m: int = 64, *, n_distinc
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
-    scale = _check_positive(scale, "scale")
+    scale = check_real(scale, "scale", lo=0.0, lo_open=True)
     if n_distinct is None:
         n_distinct = min(2 ** m, _exp_support(n, scale))
     n_distinct = check_int(n_distinct, "n_distinct", 1, 2 ** m)

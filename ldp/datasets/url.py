@@ -20,9 +20,8 @@ from typing import Literal
 import numpy as np
 
 from ..core.dataset import Dataset
-from ..validation import check_int, check_rng
+from ..validation import check_int, check_real, check_rng
 from ..values import MAX_BITS, encode
-from .synthetic import _check_positive
 
 __all__ = ["url", "URL_CALIBRATION"]
 
@@ -132,8 +131,8 @@ def url(*, n_sites: int = 80_000, exponent: float | None = None, month_visits: f
     slots = check_int(slots, "slots", 1)
     nbytes = check_int(nbytes, "nbytes", 8, MAX_BITS // 8)
     a0, t0 = URL_CALIBRATION[slicing]
-    a = _check_positive(a0 if exponent is None else exponent, "exponent")
-    T = _check_positive(t0 if month_visits is None else month_visits, "month_visits")
+    a = check_real(a0 if exponent is None else exponent, "exponent", lo=0.0, lo_open=True)
+    T = check_real(t0 if month_visits is None else month_visits, "month_visits", lo=0.0, lo_open=True)
     rng = check_rng(rng)
     name_rng, slice_rng, order_rng = rng.spawn(3)
     w = np.arange(1, n_sites + 1, dtype=float) ** -a

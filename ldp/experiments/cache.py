@@ -46,14 +46,10 @@ def normalize(df: pd.DataFrame) -> pd.DataFrame:
     return pa.Table.from_pandas(df, preserve_index=False).to_pandas()
 
 
-def _to_parquet(df: pd.DataFrame, path: Path) -> None:
-    df.to_parquet(path, index=False)
-
-
 def write_frame(df: pd.DataFrame, path: Path) -> None:
     """Write ``df`` to ``path`` as parquet, atomically and synced: readers see the old file or the whole new one."""
     with atomic_path(path, sync=True) as tmp:
-        _to_parquet(df, tmp)
+        df.to_parquet(tmp, index=False)
 
 
 def read_frame(path: Path, per_point: bool = True) -> pd.DataFrame | None:

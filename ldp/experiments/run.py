@@ -32,7 +32,7 @@ from .registry import resolve_dataset, resolve_protocol
 from .specs import dumps, library_version
 from .worker import DataRef, Run, execute, load, run_chunk
 
-__all__ = ["run_grid", "rerun_row", "row_dataset"]
+__all__ = ["run_grid", "rerun_row", "row_dataset", "resolve_n_jobs"]
 
 
 @contextlib.contextmanager
@@ -55,8 +55,9 @@ def _backend():
         client.close()
 
 
-def _resolve_n_jobs(n_jobs) -> int:
-    """``n_jobs`` checked; None: the caller's :func:`joblib.parallel_config` ``n_jobs``, else -1 (all cores)."""
+def resolve_n_jobs(n_jobs=None) -> int:
+    """The ``n_jobs`` :func:`run_grid` uses: ``n_jobs`` checked; None: the caller's :func:`joblib.parallel_config`
+    ``n_jobs``, else -1 (all cores)."""
     if n_jobs is not None:
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
             raise ValueError(f"n_jobs must be None or a non-zero integer (-1: all cores), got {n_jobs!r}")
@@ -152,7 +153,7 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
         raise ValueError(f"cache must be True, False or 'refresh', got {cache!r}")
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", 1)
-    n_jobs = _resolve_n_jobs(n_jobs)
+    n_jobs = resolve_n_jobs(n_jobs)
     grid_number = next(_grid_calls)
     folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     points = grid.points

@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
-from .. import _reportfile
-from .._reportfile import ReportsFileError
+from .. import reportfile
+from ..reportfile import ReportsFileError
 from ..validation import check_int, check_rng
 
 __all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "reports_class", "ReportsFileError"]
@@ -88,6 +88,20 @@ class Reports:
             raise ValueError(f"{self.kind} reports {name!r} must be a 1-D {dt} array, got {a.dtype} of shape {a.shape}")
         if a.size and int(a.max()) >= size:
             raise ValueError(f"{self.kind} reports {name!r} must be in [0, {what}), found {int(a.max())}")
+
+    def _check_packed_bits(self, name: str, width: int, what: str) -> None:
+        """Raise unless array ``name`` holds ``width`` bits per user, packed: ``uint8`` ``(n, ceil(width / 8))``.
+
+        The padding bits after the last one must be 0; ``what`` names ``width`` in the message.
+        """
+        b = self._arrays[name]
+        nbytes = -(-width // 8)
+        if b.dtype != np.uint8 or b.ndim != 2 or b.shape[1] != nbytes:
+            raise ValueError(f"{self.kind} reports {name!r} must be a uint8 array of shape (n, {nbytes}), "
+                             f"got {b.dtype} {b.shape}")
+        pad = 8 * nbytes - width
+        if pad and b.size and np.any(b[:, -1] & np.uint8((1 << pad) - 1)):
+            raise ValueError(f"{self.kind} reports {name!r} have bits set beyond {what}")
 
     # ------------------------------------------------------------ access
     @property
@@ -172,7 +186,7 @@ class Reports:
         metadata records the oracle parameters and a SHA-256 checksum of the
         arrays, which :meth:`load` verifies.
         """
-        _reportfile.write(path, _reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
+        reportfile.write(path, reportfile.ORACLE_REPORTS, {"params": self._params}, self._arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Reports:
@@ -191,7 +205,7 @@ class Reports:
             protocol reports rather than oracle reports, reports of another
             oracle, or arrays that do not match the stored checksum.
         """
-        meta, arrays = _reportfile.read(path, _reportfile.ORACLE_REPORTS)
+        meta, arrays = reportfile.read(path, reportfile.ORACLE_REPORTS)
         try:
             params = meta["params"]
             kind = params.get("kind")
@@ -204,7 +218,12 @@ class Reports:
         except ReportsFileError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as err:
-            raise _reportfile.inconsistent(path, err) from err
+            raise reportfile.inconsistent(path, err) from err
+
+
+def report_array(name: str, doc: str) -> property:
+    """A read-only property returning the per-user array ``name`` of a :class:`Reports` subclass."""
+    return property(lambda self: self._arrays[name], doc=doc)
 
 
 def reports_class(kind: str) -> type[Reports]:

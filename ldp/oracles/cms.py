@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
-from .base import _exp
+from .base import _exp, report_array
 from .hashed import HashedOracle, SeededReports
 from .hashed_kernels import MODE_CMS, hashed_support
 
@@ -73,24 +73,16 @@ class CMSReports(SeededReports):
 
     kind = "CMS"
     fields = ("seed", "bits")
-
-    @property
-    def bits(self) -> np.ndarray:
-        """``uint8`` array ``(n, ceil(w / 8))``: the bits in :func:`numpy.packbits` order."""
-        return self._arrays["bits"]
+    bits = report_array("bits", "``uint8`` array ``(n, ceil(w / 8))``: the bits in :func:`numpy.packbits` order.")
 
     def unpacked(self) -> np.ndarray:
         """The bits as a ``uint8`` 0/1 array ``(n, w)``."""
-        w = int(self._params["width"])
-        return np.unpackbits(self.bits, axis=1, count=w)
+        return np.unpackbits(self.bits, axis=1, count=int(self._params["width"]))
 
     def _validate(self) -> None:
         self._check_seed()
         w = int(self._params["width"])
-        bits = self._arrays["bits"]
-        if bits.ndim != 2 or bits.dtype != np.uint8 or bits.shape[1] != -(-w // 8):
-            raise ValueError(f"CMS reports 'bits' must be a uint8 array of shape (n, {-(-w // 8)}), "
-                             f"got {bits.dtype} {bits.shape}")
+        self._check_packed_bits("bits", w, f"width = {w}")
 
 
 class CMS(HashedOracle[CMSReports]):

@@ -146,6 +146,8 @@ def olh_variance(epsilon, n=1.0, *, d_prime=None):
         ee = np.exp(e)
         out = 4.0 * ee / (ee - 1.0) ** 2 * n  # eq. (3)
     else:
+        p: float | np.ndarray
+        q: float | np.ndarray
         if e.ndim == 0:
             p, q = olh_pq(float(e), d_prime=d_prime)
         else:

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, check_indices, grr_perturb, grr_pmf, uint_dtype
+from .base import FrequencyOracle, Reports, check_indices, grr_perturb, grr_pmf, report_array, uint_dtype
 from .formulas import grr_pq, grr_variance
 
 __all__ = ["GRR", "GRRReports"]
@@ -26,10 +26,7 @@ class GRRReports(Reports):
     kind = "GRR"
     fields = ("y",)
 
-    @property
-    def y(self) -> np.ndarray:
-        """Each user's reported value (smallest unsigned dtype holding ``domain_size - 1``)."""
-        return self._arrays["y"]
+    y = report_array("y", "Each user's reported value (smallest unsigned dtype holding ``domain_size - 1``).")
 
     def _validate(self) -> None:
         d = int(self._params["domain_size"])
@@ -46,9 +43,7 @@ class GRR(FrequencyOracle[GRRReports]):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number in ``(0, 709.78]``
-        (:data:`ldp.validation.EXP_MAX_EPSILON`: ``e^eps`` must be a finite
-        double).
+        Privacy budget in ``(0, 709.78]`` (:data:`ldp.validation.EXP_MAX_EPSILON`).
     domain_size : int
         Number of possible values ``d``, 2 to ``2**62``; values are the
         integers ``0 .. d-1``.
@@ -62,9 +57,8 @@ class GRR(FrequencyOracle[GRRReports]):
     References
     ----------
     Paper section 2.2.1 (GRR), eq. (1).
-    S. L. Warner, "Randomized response", JASA 1965.
-    T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
-    protocols for frequency estimation", USENIX Security 2017.
+    S. L. Warner, "Randomized response", JASA 1965; GRR's variance as in
+    T. Wang, J. Blocki, N. Li, S. Jha (USENIX Security 2017).
 
     Examples
     --------

@@ -17,7 +17,7 @@ import numpy as np
 from ..validation import check_int
 from ..values import MAX_BITS, as_values, to_chunks32
 from . import hashing
-from .base import FrequencyOracle, R, Reports
+from .base import FrequencyOracle, R, Reports, report_array
 
 __all__ = ["SeededReports", "SymbolReports", "HashedOracle"]
 
@@ -25,10 +25,7 @@ __all__ = ["SeededReports", "SymbolReports", "HashedOracle"]
 class SeededReports(Reports):
     """Reports whose first array is each user's ``uint64`` hash seed."""
 
-    @property
-    def seed(self) -> np.ndarray:
-        """``uint64`` seed of each user's hash function (:mod:`ldp.oracles.hashing`)."""
-        return self._arrays["seed"]
+    seed = report_array("seed", "``uint64`` seed of each user's hash function (:mod:`ldp.oracles.hashing`).")
 
     def _check_seed(self) -> None:
         seed = self._arrays["seed"]
@@ -44,10 +41,7 @@ class SymbolReports(SeededReports):
 
     fields = ("seed", "y")
 
-    @property
-    def y(self) -> np.ndarray:
-        """Each user's output symbol (smallest unsigned dtype holding the range)."""
-        return self._arrays["y"]
+    y = report_array("y", "Each user's output symbol (smallest unsigned dtype holding the range).")
 
     def _symbol_range(self) -> tuple[int, str]:  # pragma: no cover - overridden
         """``(size, how the message names it)`` of the symbols."""

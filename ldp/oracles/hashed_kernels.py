@@ -54,6 +54,10 @@ def _hr_ok(u, yb, yt, bm1, sh, lowmask):
     return ((u >> sh) == yb) & ((v & np.uint64(1)) == np.uint64(0))
 
 
+# Deliberate numba specialisation: _part's 4-candidate tile and _support's parallel driver have
+# the shape of kernels._part_cg and kernels._support (OLH's), compiled separately because the
+# per-pair test differs (HR's symbol test or CMS's bit lookup against OLH's one compare) and
+# numba inlines it into the loop only when each kernel is its own function.
 @njit(cache=True)
 def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
     C = cands.shape[0]

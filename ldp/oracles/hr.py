@@ -23,7 +23,7 @@ the ratio of the probabilities of any output under two inputs is at most
 outputs).  With ``B = 1`` it is the paper's high-privacy HR, and its support
 law (below) is that of the one-bit Hadamard randomizer of Bassily et al.'s
 Hashtogram and of Apple's Hadamard count-mean sketch: one oracle serves all
-three (see ``book/after_pem_choices.md``).
+three (see ``book/interpretation.md``, section "After PEM", ``after-pem-oracles``).
 
 Hashing
 -------

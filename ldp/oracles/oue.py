@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, _exp, check_indices
+from .base import FrequencyOracle, Reports, _exp, check_indices, report_array
 
 __all__ = ["OUE", "OUEReports"]
 
@@ -28,27 +28,15 @@ class OUEReports(Reports):
 
     kind = "OUE"
     fields = ("bits",)
-
-    @property
-    def bits(self) -> np.ndarray:
-        """Packed bit vectors, ``uint8`` of shape ``(n, ceil(domain_size / 8))``."""
-        return self._arrays["bits"]
+    bits = report_array("bits", "Packed bit vectors, ``uint8`` of shape ``(n, ceil(domain_size / 8))``.")
 
     def unpacked(self) -> np.ndarray:
         """The bit vectors as a ``(n, domain_size)`` ``uint8`` 0/1 array."""
-        d = int(self._params["domain_size"])
-        return np.unpackbits(self.bits, axis=1, count=d)
+        return np.unpackbits(self.bits, axis=1, count=int(self._params["domain_size"]))
 
     def _validate(self) -> None:
         d = int(self._params["domain_size"])
-        b = self._arrays["bits"]
-        nbytes = -(-d // 8)
-        if b.dtype != np.uint8 or b.ndim != 2 or b.shape[1] != nbytes:
-            raise ValueError(f"OUE reports 'bits' must be a uint8 array of shape (n, {nbytes}), "
-                             f"got {b.dtype} {b.shape}")
-        pad = 8 * nbytes - d
-        if pad and b.size and np.any(b[:, -1] & np.uint8((1 << pad) - 1)):
-            raise ValueError(f"OUE reports 'bits' have bits set beyond domain_size = {d}")
+        self._check_packed_bits("bits", d, f"domain_size = {d}")
 
 
 class OUE(FrequencyOracle[OUEReports]):
@@ -62,9 +50,7 @@ class OUE(FrequencyOracle[OUEReports]):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, a finite real number in ``(0, 709.78]``
-        (:data:`ldp.validation.EXP_MAX_EPSILON`: ``e^eps`` must be a finite
-        double).
+        Privacy budget in ``(0, 709.78]`` (:data:`ldp.validation.EXP_MAX_EPSILON`).
     domain_size : int
         Number of possible values ``d``, 2 to ``2**24`` (reports take
         ``ceil(d/8)`` bytes per user).

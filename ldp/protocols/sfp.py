@@ -24,7 +24,7 @@ pattern per channel, and that candidates are the products of all fragments
 kept for a hash value.
 
 Where Apple's description leaves a detail open, this module chooses as
-listed in ``book/after_pem_choices.md``; in short:
+listed in ``book/interpretation.md`` (section "After PEM", ``after-pem-sfp``); in short:
 
 * **budget** -- ``final_fraction=None`` (default): the fragment report and the
   whole-value report use ``epsilon/2`` each; a fraction ``f`` in (0, 1)

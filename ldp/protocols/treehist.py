@@ -15,7 +15,7 @@ reports; the top ``k`` (or, with ``threshold``, every value estimated at or
 above ``threshold * n``) are released.
 
 Where the paper leaves a detail open, this module chooses as listed in
-``book/after_pem_choices.md``; in short:
+``book/interpretation.md`` (section "After PEM", ``after-pem-treehist``); in short:
 
 * **budget** -- ``final_fraction=None`` (default): each user splits ``epsilon``
   into ``epsilon/2`` for her prefix and ``epsilon/2`` for her whole value (the

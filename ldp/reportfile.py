@@ -29,7 +29,8 @@ import numpy as np
 
 from .paths import atomic_path
 
-__all__ = ["ReportsFileError", "ORACLE_REPORTS", "PROTOCOL_REPORTS", "FORMAT", "checksum", "write", "read"]
+__all__ = ["ReportsFileError", "ORACLE_REPORTS", "PROTOCOL_REPORTS", "FORMAT", "checksum", "write", "read",
+           "inconsistent"]
 
 #: ``type`` of a frequency oracle's reports file
 ORACLE_REPORTS = "ldp.oracle-reports"
