@@ -25,7 +25,9 @@ from ldp.plotting import (
     all_methods_bars,
     all_methods_protocols,
     all_methods_values,
+    compact_table,
     engine_agreement_frame,
+    format_number,
     group_support_moments,
     oracle_example_values,
     oracle_examples,
@@ -157,3 +159,17 @@ def test_engine_agreement_figure_and_probes():
     widths = hist.x_right - hist.x
     mass = (hist.y * widths).groupby([hist.panel, hist.series]).sum()
     assert np.allclose(mass, 1.0)  # densities
+
+
+# ------------------------------------------------------------------------------------------- tables
+@pytest.mark.parametrize(("value", "text"), [(4222.6425, "4,223"), (0.000123456, "0.000123"), (3.16e7, "3.16e+07"),
+                                             (np.int64(1048576), "1,048,576"), (float("nan"), "–"), (0.0, "0"),
+                                             (-0.2220, "-0.222"), (True, "True"), ("ε/3", "ε/3")])
+def test_format_number(value, text):
+    assert format_number(value) == text
+
+
+def test_compact_table_flattens_headers_and_hides_the_index():
+    frame = pd.DataFrame([[1.23456, 2]], columns=pd.MultiIndex.from_tuples([("F1", "mean"), ("runs", "")]))
+    html = compact_table(frame).to_html()
+    assert "F1 mean" in html and ">1.23<" in html and "nan" not in html.lower()

@@ -69,9 +69,13 @@ from .engines import (  # noqa: E402
     plot_engine_agreement,
     speed_table,
     speed_values,
+    support_display,
     support_table,
 )
 
 __all__ += ["Probes", "agreement_values", "assignment_check", "correlation_table", "engine_agreement_frame",
             "engine_records", "f1_table", "group_support_moments", "plot_engine_agreement", "speed_table",
-            "speed_values", "support_table"]
+            "speed_values", "support_display", "support_table"]
+from .tables import compact_table, format_number  # noqa: E402
+
+__all__ += ["compact_table", "format_number"]

@@ -24,12 +24,14 @@ import pandas as pd
 from scipy import stats
 
 from .. import metrics
+from ..core import Dataset, Question
 from ..protocols import MCM, PEM, SPM, RangeCandidates, segment
 from .style import FULL_WIDTH, METHOD_STYLE
+from .tables import format_number
 
 __all__ = ["assignment_check", "group_support_moments", "Probes", "engine_records", "support_table",
-           "correlation_table", "f1_table", "agreement_values", "engine_agreement_frame", "plot_engine_agreement",
-           "speed_table", "speed_values"]
+           "support_display", "correlation_table", "f1_table", "agreement_values", "engine_agreement_frame",
+           "plot_engine_agreement", "speed_table", "speed_values"]
 
 
 def assignment_check(protocol, data, *, seed: int) -> pd.DataFrame:
@@ -72,13 +74,13 @@ class Probes:
     MCM: the top value's (channel, block 1) answer and another one.
     """
 
-    data: object
+    data: Dataset
     true_top: np.ndarray
     pem_heavy: np.ndarray
     pem_pick: np.ndarray
     prefix_bits: int
-    q_a: object
-    q_b: object
+    q_a: Question
+    q_b: Question
     A: np.ndarray
     B: np.ndarray
     pair_index: tuple[int, int, int]
@@ -198,6 +200,16 @@ def support_table(records: Mapping, theory: Sequence[tuple], tests: list) -> pd.
             tests.append((f"{name} {lab}: counts mean vs theory", row["p (counts mean = theory)"]))
         table.append(row)
     return pd.DataFrame(table)
+
+
+def support_display(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`support_table` for the page: each mean and sd as one ``mean ± sd`` column, then the p-values."""
+    out = table[["protocol", "support"]].copy()
+    for who, label in (("theory", "theory"), ("protocol", "protocol engine"), ("counts", "count engine")):
+        out[f"{label}: mean ± sd"] = ["–" if not np.isfinite(mu) else f"{format_number(mu, 4)} ± {format_number(sd)}"
+                                      for mu, sd in zip(table[f"{who} mean"], table[f"{who} sd"])]
+    p_cols = ["KS p (engines)", "p (protocol mean = theory)", "p (counts mean = theory)"]
+    return pd.concat([out, table.reindex(columns=p_cols)], axis=1)
 
 
 def _corr_p(x, y):
@@ -366,9 +378,9 @@ def speed_table(data, tiny, *, epsilon: float, k: int, query_limit: int, reps: i
     for (name, cls), s in zip(classes.items(), seed_seq.spawn(len(classes))):
         P = cls(epsilon, k, data.m, query_limit=query_limit)
         s_warm, s_counts, s_protocol = s.spawn(3)
-        P.run(data, rng=s_warm, engine="counts")
+        res_c = P.run(data, rng=s_warm, engine="counts")  # warm-up: numba compilation, PEM's optimiser
         cls(epsilon, k, data.m, query_limit=query_limit).run(tiny, rng=s_warm, engine="protocol")
-        times, res_c = [], None
+        times = []
         for sc in s_counts.spawn(reps):
             t0 = time.perf_counter()
             res_c = P.run(data, rng=sc, engine="counts")

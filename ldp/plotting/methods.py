@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,7 +120,7 @@ def all_methods_bars(protocols: Mapping, n: int) -> pd.DataFrame:
     return bars.astype({"channels": "Int64"})
 
 
-_WHOLE = dict(fc="0.85", ec="0.35", lw=0.4, hatch="////")
+_WHOLE: dict[str, Any] = dict(fc="0.85", ec="0.35", lw=0.4, hatch="////")
 
 
 def _draw_groups(ax, bars: pd.DataFrame, m: int) -> None:
@@ -230,12 +231,12 @@ def all_methods_values(protocols: Mapping, n: int, query_limit: int) -> dict:
 # --------------------------------------------------------------------------------------------- configurations
 def protocol_variants(epsilon: float, k: int, m: int, *, query_limit: int, final_fraction: float) -> dict:
     """The protocols of the evaluation at value length ``m`` (section 6.1 defaults), both budget variants."""
-    kw = dict(query_limit=query_limit)
-    return {"PEM": PEM(epsilon, k, m, **kw), "SPM": SPM(epsilon, k, m, **kw),
-            "SPM, partition": SPM(epsilon, k, m, final_fraction=final_fraction, **kw),
-            "MCM": MCM(epsilon, k, m, **kw),
-            "MCM, partition": MCM(epsilon, k, m, final_fraction=final_fraction, **kw),
-            "Strawman": Strawman(epsilon, k, m, **kw)}
+    lim = query_limit
+    return {"PEM": PEM(epsilon, k, m, query_limit=lim), "SPM": SPM(epsilon, k, m, query_limit=lim),
+            "SPM, partition": SPM(epsilon, k, m, final_fraction=final_fraction, query_limit=lim),
+            "MCM": MCM(epsilon, k, m, query_limit=lim),
+            "MCM, partition": MCM(epsilon, k, m, final_fraction=final_fraction, query_limit=lim),
+            "Strawman": Strawman(epsilon, k, m, query_limit=lim)}
 
 
 def _sends(P, plan) -> str:

@@ -74,7 +74,8 @@ def oracle_simulation(*, n_users: int, n_reps: int, epsilon: float, grr_domain: 
     est = {"GRR": _simulate(grr, values, cands, ss_grr, n_reps),
            "OLH": _simulate(olh, values.astype(np.uint64), cands.astype(np.uint64), ss_olh, n_reps)}
     band = 5 * math.sqrt(2 / (n_reps - 1))
-    rows, out = [], {}
+    rows: list[dict] = []
+    out: dict[str, object] = {}
     for name, oracle in (("GRR", grr), ("OLH", olh)):
         e_ = est[name]
         sd = e_[:, 0].std(ddof=1)
@@ -160,7 +161,7 @@ def dprime_penalty_values(frame: pd.DataFrame) -> dict:
     """The variance cost (%) of the integer ``d'`` in :func:`variance_dprime_frame`'s panel a, as quoted."""
     pts = frame[(frame.panel == "a") & (frame.series == "d' = ceil(e^eps + 1)")]
     penalty = dict(zip(pts.epsilon, pts.y))
-    worst = max(penalty, key=penalty.get)
+    worst = max(penalty, key=lambda e: penalty[e])
     return dict(oracles_penalty_max=100 * (penalty[worst] - 1), oracles_penalty_eps_max=float(worst),
                 oracles_penalty_eps4=100 * (penalty[4.0] - 1), oracles_penalty_eps1=100 * (penalty[1.0] - 1))
 
