@@ -24,3 +24,58 @@ from .style import (
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH",
            "HALF_WIDTH", "FONT_SIZE", "use_style", "method_style", "series_colors", "legend_outside",
            "errorbar_lines", "bar_bounds"]
+from .oracles import (  # noqa: E402
+    PAPER_EXAMPLES,
+    dprime_penalty_values,
+    ldp_ratio_check,
+    oracle_example_values,
+    oracle_examples,
+    oracle_examples_table,
+    oracle_simulation,
+    plot_variance_dprime,
+    variance_dprime_frame,
+)
+
+__all__ += ["PAPER_EXAMPLES", "dprime_penalty_values", "ldp_ratio_check", "oracle_example_values", "oracle_examples",
+            "oracle_examples_table", "oracle_simulation", "plot_variance_dprime", "variance_dprime_frame"]
+from .methods import (  # noqa: E402
+    all_methods_bars,
+    all_methods_protocols,
+    all_methods_values,
+    compress,
+    configuration_table,
+    configuration_values,
+    demo_runs,
+    demo_summary,
+    demo_values,
+    plot_all_methods,
+    protocol_variants,
+    rounds_frame,
+    share,
+)
+
+__all__ += ["all_methods_bars", "all_methods_protocols", "all_methods_values", "compress", "configuration_table",
+            "configuration_values", "demo_runs", "demo_summary", "demo_values", "plot_all_methods",
+            "protocol_variants", "rounds_frame", "share"]
+from .engines import (  # noqa: E402
+    Probes,
+    agreement_values,
+    assignment_check,
+    correlation_table,
+    engine_agreement_frame,
+    engine_records,
+    f1_table,
+    group_support_moments,
+    plot_engine_agreement,
+    speed_table,
+    speed_values,
+    support_display,
+    support_table,
+)
+
+__all__ += ["Probes", "agreement_values", "assignment_check", "correlation_table", "engine_agreement_frame",
+            "engine_records", "f1_table", "group_support_moments", "plot_engine_agreement", "speed_table",
+            "speed_values", "support_display", "support_table"]
+from .tables import compact_table, format_number  # noqa: E402
+
+__all__ += ["compact_table", "format_number"]
