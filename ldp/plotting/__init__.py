@@ -24,3 +24,5 @@ from .style import (
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH",
            "HALF_WIDTH", "FONT_SIZE", "use_style", "method_style", "series_colors", "legend_outside",
            "errorbar_lines", "bar_bounds"]
+from .pem import optimizer_figure, optimizer_frame, prop1_figure, readings_figure  # noqa: E402, I001  (chapter 03)
+__all__ += ["readings_figure", "optimizer_frame", "optimizer_figure", "prop1_figure"]
