@@ -256,7 +256,6 @@ def optimizer_figure(frame: pd.DataFrame, *, m: int):
             ax.plot(star.eta, star.predicted, "*", color=colors[eps], ms=12, mec="k", zorder=5)
         ax.set(xlim=(0.5, eta_max + 0.5), ylim=(0, 1.02), xticks=range(2, eta_max + 1, 4))
         ax.set_title(f"({lab}) {metric.upper()}, k = {k} (γ = {default_gamma(k, m)})")
-        ax.text(feasible + 0.8, 0.08, "over the\nquery limit", color="0.3")
         if lab in "cd":
             ax.set_xlabel("η (bits per round)")
         if lab in "ac":
