@@ -1,8 +1,9 @@
 """The appendix of the paper: Proposition 1 and Lemma 1, and the simpler joint estimator for SPM.
 
 * :func:`lemma1_E`, :func:`prop1_A`, :func:`prop1_P1`, :func:`prop1_P2`,
-  :func:`prop1_grid` -- Proposition 1 (partitioning users beats splitting the
-  budget) and Lemma 1, with eq. (6);
+  :func:`prop1_condition`, :func:`prop1_grid`, :func:`prop1_summary`,
+  :func:`prop1_identity_error` -- Proposition 1 (partitioning users beats
+  splitting the budget) and Lemma 1, with eq. (6);
 * :func:`spm_pq`, :func:`spm_joint_estimate_pair`, :func:`spm_joint_estimate`,
   :func:`spm_joint_estimates` -- the joint count estimates of "Simpler Joint
   Estimation".
@@ -22,9 +23,11 @@ from scipy.stats import norm
 
 from ..oracles.formulas import olh_pq
 from ..validation import check_epsilons, check_int, check_population, check_pq
+from .identification import round_identification_probability
 
-__all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_grid", "spm_pq", "spm_joint_estimate_pair",
-           "spm_joint_estimate", "spm_joint_estimates"]
+__all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_condition", "prop1_grid", "prop1_summary",
+           "prop1_identity_error", "spm_pq", "spm_joint_estimate_pair", "spm_joint_estimate",
+           "spm_joint_estimates"]
 
 
 # ---------------------------------------------------------------------------
@@ -128,6 +131,28 @@ def prop1_P2(epsilon, g, f, n, A):
     return out[()] if out.ndim == 0 else out
 
 
+def prop1_condition(epsilon, g, f):
+    """Proposition 1's sufficient condition, ``1/E(eps/g) - g/E(eps) - (g - 1) B`` (``>= 0``: it holds).
+
+    With ``A <= 0``, ``P1 >= P2`` whenever this is ``>= 0``
+    (:func:`prop1_P1`, :func:`prop1_P2`; the book's chapter 03 derives it):
+    the terms of ``P1`` and ``P2`` in ``C`` compare as ``g/E(eps) + g B <=
+    1/E(eps/g) + B``, and those in ``A`` always favour ``P1``.  ``B = f/2 (1 - f/2)``.
+
+    References
+    ----------
+    [PEM] appendix, proof of Proposition 1 (which takes ``B ~ 0``, where the
+    condition is Lemma 1).
+    """
+    e = check_epsilons(epsilon)
+    g = np.asarray(g, dtype=float)
+    f = np.asarray(f, dtype=float)
+    B = f / 2.0 * (1.0 - f / 2.0)
+    with np.errstate(divide="ignore"):
+        out = np.asarray(1.0 / lemma1_E(e / g) - g / lemma1_E(e) - (g - 1.0) * B)
+    return out[()] if out.ndim == 0 else out
+
+
 def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None, N: float | None = None):
     """Proposition 1 and Lemma 1 over a grid, as a pandas DataFrame.
 
@@ -150,7 +175,9 @@ def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None
         prob_split, E_eps_over_g, E_eps_div_g, lemma1_holds, B0_condition``:
         ``prob_*`` are ``Phi(P1)``, ``Phi(P2)``; ``lemma1_holds`` is
         ``E(eps/g) < E(eps)/g`` (strict, so False at ``g = 1``);
-        ``B0_condition`` is ``P1 > P2`` with ``B = 0`` (the case the proof covers).
+        ``B0_condition`` is ``P1 > P2`` with ``B = 0`` (the case the proof covers);
+        ``condition`` is :func:`prop1_condition` (``>= 0``: the sufficient
+        condition holds).
     """
     import pandas as pd
 
@@ -171,7 +198,67 @@ def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None
     return pd.DataFrame(dict(epsilon=ee, g=gg.astype(int), f=ff, n=float(n), A=A, P1=P1, P2=P2,
                              P1_gt_P2=P1 > P2, prob_partition=norm.cdf(P1), prob_split=norm.cdf(P2),
                              E_eps_over_g=E1, E_eps_div_g=E2, lemma1_holds=E1 < E2,
-                             B0_condition=P1_B0 > P2_B0))
+                             B0_condition=P1_B0 > P2_B0, condition=prop1_condition(ee, gg, ff)))
+
+
+def prop1_summary(grid) -> dict:
+    """What :func:`prop1_grid`'s frame says about Proposition 1 and Lemma 1, as named numbers.
+
+    Returns
+    -------
+    dict
+        ``prop1_cells`` (grid size); ``prop1_share``, ``prop1_fail_share``
+        (shares with ``P1 > P2`` and without); ``prop1_fail_min_eps``,
+        ``prop1_fail_min_f`` (smallest budget and frequency where it fails),
+        ``prop1_fail_min_arg`` (smallest argument of Phi there) and
+        ``prop1_fail_tail_digits`` (``d`` with ``1 - Phi(arg) < 10^-d``), each
+        ``inf`` (``0`` for the digits) if it never fails; ``lemma_share``,
+        ``b0_share`` (shares where Lemma 1 and the ``B = 0`` inequality hold);
+        ``lemma_max_ratio`` (largest ``E(eps/g) / (E(eps)/g)``),
+        ``lemma_max_strong`` (largest ``g^2 E(eps/g) / E(eps)``);
+        ``condition_share`` (share where the sufficient condition holds),
+        ``condition_violations`` (cells where it holds, ``A <= 0`` and yet
+        ``P1 < P2``: 0 if the proposition's proof is right).
+    """
+    fails = grid[~grid.P1_gt_P2]
+    holds = grid.condition >= 0
+    out = {"prop1_cells": int(len(grid)), "prop1_share": float(grid.P1_gt_P2.mean()),
+           "prop1_fail_share": float(1 - grid.P1_gt_P2.mean()),
+           "prop1_fail_min_eps": float(fails.epsilon.min()) if len(fails) else math.inf,
+           "prop1_fail_min_f": float(fails.f.min()) if len(fails) else math.inf}
+    arg = float(np.minimum(fails.P1, fails.P2).min()) if len(fails) else math.inf
+    out["prop1_fail_min_arg"] = arg                                   # smallest argument of Phi there
+    # 1 - Phi(arg) underflows; its decimal exponent from log-survival
+    out["prop1_fail_tail_digits"] = int(np.floor(-norm.logsf(arg) / np.log(10))) if len(fails) else 0
+    out.update(lemma_share=float(grid.lemma1_holds.mean()), b0_share=float(grid.B0_condition.mean()),
+               lemma_max_ratio=float((grid.E_eps_over_g / grid.E_eps_div_g).max()),
+               lemma_max_strong=float((grid.E_eps_over_g * grid.g / grid.E_eps_div_g).max()),  # g^2 E(eps/g)/E(eps)
+               condition_share=float(holds.mean()),
+               condition_violations=int((holds & (grid.A <= 0) & (grid.P1 < grid.P2)).sum()))
+    return out
+
+
+def prop1_identity_error(grid, *, k: int = 16, j: int = 8, N: float | None = None,
+                         epsilons=(0.5, 2.0, 6.0)) -> float:
+    """Largest ``|Phi(P1) - eq. (5)|`` on :func:`prop1_grid`'s rows at the budgets nearest ``epsilons``.
+
+    Eq. (5) is :func:`ldp.analysis.round_identification_probability` with the
+    appendix's ``p = 1/2``, ``q = 1/(e^eps + 1)``, ``n/g`` users and the printed
+    slots ``(k - j)/N``; ``k``, ``j``, ``N`` must be those the grid's ``A``
+    was computed from (:func:`prop1_grid`'s defaults by default).
+    """
+    N = k * (2**10 - 1) if N is None else N
+    eps_all = np.unique(grid.epsilon.to_numpy())
+    worst = 0.0
+    for g in np.unique(grid.g.to_numpy()):
+        sub = grid[grid.g == g]
+        for e in epsilons:
+            rows = sub[np.isclose(sub.epsilon, eps_all[np.argmin(np.abs(eps_all - e))])]
+            p, q = olh_pq(float(rows.epsilon.iloc[0]), d_prime="real")
+            direct = round_identification_probability(rows.f.to_numpy(), float(rows.n.iloc[0]) / int(g), N + k, k,
+                                                      p, q, k=k, ranks=j, slots="formula")
+            worst = max(worst, float(np.max(np.abs(direct - rows.prob_partition.to_numpy()))))
+    return worst
 
 
 # ---------------------------------------------------------------------------

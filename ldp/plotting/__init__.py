@@ -79,3 +79,5 @@ __all__ += ["Probes", "agreement_values", "assignment_check", "correlation_table
 from .tables import compact_table, format_number  # noqa: E402
 
 __all__ += ["compact_table", "format_number"]
+from .pem import optimizer_figure, optimizer_frame, prop1_figure, readings_figure  # noqa: E402, I001  (chapter 03)
+__all__ += ["readings_figure", "optimizer_frame", "optimizer_figure", "prop1_figure"]
