@@ -24,3 +24,7 @@ from .style import (
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH",
            "HALF_WIDTH", "FONT_SIZE", "use_style", "method_style", "series_colors", "legend_outside",
            "errorbar_lines", "bar_bounds"]
+from .evaluation import engines_figure, method_panels, variance_figure  # noqa: E402  (nb-b: Figures 5, 6, 9)
+from .validation import identification_figure, utility_figure  # noqa: E402  (nb-b: paper Figures 2-4)
+
+__all__ += ["identification_figure", "utility_figure", "method_panels", "variance_figure", "engines_figure"]
