@@ -391,12 +391,12 @@ def anomaly_findings(table: pd.DataFrame, *, aol_absent: str = "") -> dict:
     ranks4 = [int(q("URL", "PEM", 4, f"rank_part1_top{j}")) for j in range(1, 5)]
     ranks8 = [int(q("URL", "PEM", 8, f"rank_part1_top{j}")) for j in range(1, 9)]
     out = {"eval_anom_url_text": (
-        f"**URL, PEM at k = 4.** Round 1 keeps |C_1| = {int(q('URL', 'PEM', 4, 'kept_part1'))} prefixes. In the "
+        f"**URL, PEM at k = 4.** Round 1 keeps |C₁| = {int(q('URL', 'PEM', 4, 'kept_part1'))} prefixes. In the "
         f"true prefix tally of round 1 the prefixes of the four most frequent URLs rank {ranks4}: a prefix that "
         f"several less frequent URLs share collects more users than a heavy hitter's own prefix (its \"prefix "
-        f"mass\"), and a heavy hitter whose prefix ranks below |C_1| is lost. Run on the exact counts (no noise), "
+        f"mass\"), and a heavy hitter whose prefix ranks below |C₁| is lost. Run on the exact counts (no noise), "
         f"PEM's rounds find F1 = {q('URL', 'PEM', 4, 'noise_free_f1'):.3f}; {observed('URL', 'PEM', 4)}. "
-        f"The miss is deterministic, hence no spread. At k = 8, |C_1| = 8 and the ranks are {ranks8}: "
+        f"The miss is deterministic, hence no spread. At k = 8, |C₁| = 8 and the ranks are {ranks8}: "
         f"on the exact counts F1 = {q('URL', 'PEM', 8, 'noise_free_f1'):.3f}; {observed('URL', 'PEM', 8)}.")}
     if aol_absent:
         out["eval_anom_aol_text"] = f"AOL's k = 1 points are not measured: {aol_absent}."
@@ -412,7 +412,7 @@ def anomaly_findings(table: pd.DataFrame, *, aol_absent: str = "") -> dict:
             parts.append(f"{proto} on {ds}: the top value's pattern is not the kept one in "
                          f"{int(q(ds, proto, 1, 'parts_missed_top1'))} of {int(q(ds, proto, 1, 'parts'))} parts "
                          f"(exact counts: F1 = {q(ds, proto, 1, 'noise_free_f1'):.0f}; {observed(ds, proto, 1)})")
-    out["eval_anom_parts_text"] = "; ".join(parts) + "."
+    out["eval_anom_parts_text"] = "**SPM and MCM at k = 1.** " + "; ".join(parts) + "."
     out["eval_anom_tie_text"] = (
         f"**Synthetic, k = 1 and 2.** The two most frequent values are "
         f"{q('Synthetic', 'PEM', 1, 'top2_gap_sd'):.2f} standard deviations of the difference of their final "
@@ -449,6 +449,6 @@ def aol_k1_text(aol, summary_k: pd.DataFrame, *, eps: float, query_limit: int, k
         f"by {int(pc[best]):,d} users, so it wins that round, and the top query is lost in round 1. The "
         f"analysis that configures PEM (section 4.2) takes the frequency of a heavy hitter's prefix to be that "
         f"of the value itself. Under its Zipf assumption it predicts F1 = {float(cfg.predicted_f1):.2f} for "
-        f"this setting and keeps $|C_1| = {int(cfg.cand_sizes[0])}$ prefix. On real queries, which share "
+        f"this setting and keeps $|C₁| = {int(cfg.cand_sizes[0])}$ prefix. On real queries, which share "
         f"prefixes, that assumption fails. MCM and SPM build their candidates from segments and suffer in the "
         f"same way. With larger $k$ there is room for both kinds of prefix.")
