@@ -449,6 +449,6 @@ def aol_k1_text(aol, summary_k: pd.DataFrame, *, eps: float, query_limit: int, k
         f"by {int(pc[best]):,d} users, so it wins that round, and the top query is lost in round 1. The "
         f"analysis that configures PEM (section 4.2) takes the frequency of a heavy hitter's prefix to be that "
         f"of the value itself. Under its Zipf assumption it predicts F1 = {float(cfg.predicted_f1):.2f} for "
-        f"this setting and keeps $|C₁| = {int(cfg.cand_sizes[0])}$ prefix. On real queries, which share "
+        f"this setting and keeps $|C_1| = {int(cfg.cand_sizes[0])}$ prefix. On real queries, which share "
         f"prefixes, that assumption fails. MCM and SPM build their candidates from segments and suffer in the "
         f"same way. With larger $k$ there is room for both kinds of prefix.")
