@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["summarize", "identification_rates"]
+__all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_label", "binomial_se",
+           "run_config", "identification_table", "utility_table", "summary_value", "whole_value_report",
+           "predicted_variance", "engine_comparison", "dataset_sizes", "part_ranks", "top_two_gap",
+           "anomaly_table"]
 
 _NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "wall_time", "found_ranks", "root_seed",
                "seed_key", "data_seed_key", "run_spec"}
@@ -93,3 +96,406 @@ def identification_rates(df: pd.DataFrame, by: Sequence[str] | str | None = None
     long["rank"] = long["rank"].astype(np.int64)
     long["sem"] = np.sqrt(long["rate"] * (1 - long["rate"]) / long["runs"])
     return long[[*by, "rank", "rate", "runs", "sem"]]
+
+
+# --------------------------------------------------------------------------------------------------
+# Section 5 (chapter 05): simulation against the analysis of section 4.2, point by point
+# --------------------------------------------------------------------------------------------------
+
+#: the three readings of eq. (5) the validation compares (keyword arguments of ``ldp.analysis``):
+#: the default (the text's k - j + 1 slots, the paper's N[i]), the lower-ranked heavy values as
+#: competitors, and the formula as printed
+READINGS: dict[str, dict[str, str]] = {"analysis": {}, "lower": {"competitors": "lower"},
+                                       "formula": {"slots": "formula"}}
+
+
+def dist_name(drop_top: int) -> str:
+    """Section 5's name of a Zipf data set: ``"zipf"``, or ``"zipf(-20)"`` without its 20 most frequent values."""
+    return f"zipf(-{int(drop_top)})" if drop_top else "zipf"
+
+
+def level_label(axis: str, value) -> str:
+    """A parameter level as the text writes it: ``"n = 1,000,000"``, ``"m = 64"``, ``"ε = 2"``."""
+    if axis == "n":
+        return f"n = {int(value):,}"
+    if axis == "m":
+        return f"m = {int(value)}"
+    return f"ε = {value:g}"
+
+
+def binomial_se(p, runs) -> np.ndarray:
+    """Standard error of a rate ``p`` over ``runs`` runs, floored at that of a rate of ``1/runs``."""
+    p = np.asarray(p, dtype=float)
+    floor = (1 / runs) * (1 - 1 / runs)
+    return np.sqrt(np.maximum(p * (1 - p), floor) / runs)
+
+
+def run_config(row):
+    """The PEM configuration and the exact data set of a PEM results row of :func:`run_grid`.
+
+    Returns
+    -------
+    (ldp.analysis.PEMConfig, ldp.datasets.Dataset)
+        The configuration PEM used for the row's ``n`` (its own or the optimizer's) and the data set.
+    """
+    from ..protocols import PEM
+    from .run import row_dataset
+
+    ds = row_dataset(row)
+    kwargs = json.loads(row["run_spec"])["kwargs"]
+    return PEM(m=int(row["m"]), **kwargs).config(ds.n), ds
+
+
+def _readings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Simulation minus the default analysis (``gap``) and in standard errors (``z``)."""
+    frame["gap"] = frame["sim"] - frame["analysis"]
+    frame["z"] = frame["gap"] / frame["se"]
+    return frame
+
+
+def identification_table(panels: Mapping[str, tuple[str, pd.DataFrame]], k: int) -> pd.DataFrame:
+    """Figure 2's points: simulated identification rate and eq. (5) of each top-``k`` value, per setting.
+
+    Parameters
+    ----------
+    panels : mapping of str to (str, pandas.DataFrame)
+        Panel letter -> (the varied axis ``"n"``, ``"m"`` or ``"epsilon"``, the PEM grid's rows, run
+        with ``rank_depth = k``).
+    k : int
+        Values tracked (the top ``k``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (panel, setting, rank): ``panel, axis, level, setting, n, m, epsilon, etas, dmin,
+        rank`` (1-based), ``frequency`` (realised), ``sim`` (rate over ``runs``), ``runs``, the three
+        readings of :data:`READINGS` (product of eq. (5) over the rounds, on the realised
+        frequencies), ``se`` (:func:`binomial_se` of the analysis), ``gap`` and ``z``.
+    """
+    from ..analysis import identification_probability
+
+    parts = []
+    for panel, (axis, df) in panels.items():
+        rates = identification_rates(df, by=["n", "m", "epsilon"])
+        for (n, m, eps), grp in rates.groupby(["n", "m", "epsilon"], sort=False):
+            cfg, ds = run_config(df[(df["n"] == n) & (df["m"] == m) & (df["epsilon"] == eps)].iloc[0])
+            level = {"n": n, "m": m, "epsilon": eps}[axis]
+            part = pd.DataFrame({
+                "panel": panel, "axis": axis, "level": level, "setting": level_label(axis, level),
+                "n": n, "m": m, "epsilon": eps, "etas": str(cfg.etas), "dmin": min(cfg.domain_sizes),
+                "rank": grp["rank"].to_numpy() + 1, "frequency": ds.top_frequencies(k),
+                "sim": grp["rate"].to_numpy(), "runs": grp["runs"].to_numpy()})
+            for name, kw in READINGS.items():  # eq. (5), product over the rounds
+                part[name] = identification_probability(cfg, eps, ds.frequencies, n=ds.n, **kw)
+            parts.append(part)
+    ident = pd.concat(parts, ignore_index=True)
+    ident["se"] = binomial_se(ident["analysis"], ident["runs"])
+    return _readings(ident)
+
+
+#: how a varied configuration axis of Figure 3 is plotted: g, eta[1], n[1] = fraction * n
+_X_OF = {"g": lambda v, n: int(v), "etas": lambda v, n: json.loads(v)[0],
+         "group_fractions": lambda v, n: int(round(json.loads(v)[0] * n))}
+
+
+def utility_table(panels: Mapping[str, tuple[str, pd.DataFrame]], k: int) -> pd.DataFrame:
+    """Figures 3 and 4's points: simulated mean F1 and NCR with eq. (4) on the same configuration and data.
+
+    Parameters
+    ----------
+    panels : mapping of str to (str, pandas.DataFrame)
+        Panel letter -> (the varied axis: ``"n"``, ``"m"``, ``"epsilon"``, ``"g"``, ``"etas"`` or
+        ``"group_fractions"``; the PEM grid's rows).
+    k : int
+        The number of heavy hitters (floors the standard error at one value in one run).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (panel, x, data set, metric): ``panel, axis, x, dist, metric, n, m, epsilon, etas,
+        dmin, sim, sem, runs``, the readings of :data:`READINGS`, ``se`` (``sem`` floored at
+        ``1/(k runs)``), ``gap`` and ``z``.
+    """
+    from ..analysis import utility_score
+
+    rows = []
+    for panel, (axis, df) in panels.items():
+        df = df.assign(dist=[dist_name(d) for d in df["dataset_drop_top"]])
+        by = ["dist", "n", "m", "epsilon"] + ([axis] if axis not in ("n", "m", "epsilon") else [])
+        for _, s in summarize(df, by=by, metrics=["f1", "ncr"]).iterrows():
+            sel = np.ones(len(df), dtype=bool)
+            for c in by:
+                sel &= (df[c] == s[c]).to_numpy()
+            cfg, ds = run_config(df[sel].iloc[0])
+            eps = float(s["epsilon"])
+            x = _X_OF[axis](s[axis], s["n"]) if axis in _X_OF else s[axis]
+            for metric in ("f1", "ncr"):
+                rec = {"panel": panel, "axis": axis, "x": x, "dist": s["dist"], "metric": metric,
+                       "n": int(s["n"]), "m": int(s["m"]), "epsilon": eps, "etas": str(cfg.etas),
+                       "dmin": min(cfg.domain_sizes),
+                       "sim": s[f"{metric}_mean"], "sem": s[f"{metric}_sem"], "runs": s[f"{metric}_count"]}
+                for name, kw in READINGS.items():  # eq. (4)
+                    rec[name] = utility_score(cfg, eps, ds.frequencies, n=ds.n, metric=metric, **kw)
+                rows.append(rec)
+    out = pd.DataFrame(rows)
+    # standard error of the mean, floored at one heavy hitter in one run (1/(k R))
+    out["se"] = np.maximum(out["sem"].fillna(0.0), 1.0 / (k * out["runs"]))
+    return _readings(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# Section 6 (chapter 06): look-ups, the released estimates' variance, the engine check, data sets
+# --------------------------------------------------------------------------------------------------
+
+def summary_value(summary: pd.DataFrame, dataset: str, protocol: str, col: str, value, metric: str = "f1",
+                  stat: str = "mean") -> float:
+    """One value of a :func:`summarize` frame, e.g. PEM's mean F1 on URL at ``epsilon = 4`` (NaN if absent)."""
+    sel = summary[(summary["dataset"] == dataset) & (summary["protocol"] == protocol) & (summary[col] == value)]
+    return float(sel[f"{metric}_{stat}"].iloc[0]) if len(sel) else float("nan")
+
+
+def whole_value_report(protocol, n: int) -> tuple[float, float]:
+    """Budget and number of users of the whole-value report that gives a protocol's released estimates.
+
+    Read from the protocol's public plan (:meth:`~ldp.protocols.HeavyHitterProtocol.plan`): the groups
+    whose questions include the whole ``m``-bit value.  MCM and SPM (budget split, section 3):
+    every user, at ``epsilon / 2`` and ``epsilon / 3``; PEM: its last group, at the full ``epsilon``.
+
+    Returns
+    -------
+    (float, float)
+        The report's ``epsilon`` and the users who send it (``n`` when every group does).
+    """
+    plan = protocol.plan(n, rng=0)
+    groups = [(frac, q) for frac, qs in zip(plan.fractions, plan.questions) for q in qs
+              if q.start == 0 and q.stop == plan.m and not q.channels]  # not MCM's one block of a short value
+    if not groups:
+        raise ValueError(f"{protocol!r} has no whole-value report in its plan")
+    users = n if len(groups) == len(plan.fractions) else sum(frac for frac, _ in groups) * n
+    return groups[0][1].epsilon, users
+
+
+def predicted_variance(protocol, n: int, frequencies=None) -> float:
+    """Variance of a released count estimate, scaled to ``n`` users (section 6.2.6).
+
+    Without ``frequencies``: eq. (3), OLH's variance for a value nobody holds, of the whole-value
+    report (:func:`whole_value_report`), times ``(n / n_g)**2``.  With ``frequencies`` (the true
+    top values'), the exact variance of the scaled estimate averaged over them: the holders' own
+    reports (``f p (1 - p)`` instead of ``q (1 - q)``) and, when only ``n_g < n`` users report, the
+    hypergeometric number of holders among them.
+    """
+    from ..analysis import olh_pq, olh_variance
+
+    e, n_g = whole_value_report(protocol, n)
+    if frequencies is None:
+        return float(olh_variance(e, n_g)) * (n / n_g) ** 2  # eq. (3), scaled by n / n_g
+    f = np.asarray(frequencies, dtype=float)
+    p, q = olh_pq(e)
+    oracle = n_g * (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (p - q) ** 2  # Var[I_v] / (p - q)^2, eq. (2)
+    sampling = n_g * f * (1 - f) * (n - n_g) / (n - 1)  # hypergeometric count of holders among the n_g
+    return float(np.mean((n / n_g) ** 2 * (oracle + sampling)))
+
+
+def engine_comparison(runs_ref: pd.DataFrame, runs_proto: pd.DataFrame, protocols: Sequence[str]) -> pd.DataFrame:
+    """Where one protocol-engine run falls among many count-level runs of the same point.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``method``: the wall times, and per metric (F1, NCR) the protocol engine's value,
+        the count-level runs' mean and standard deviation, the z-score and the percentile.
+    """
+    from scipy import stats
+
+    rows = []
+    for meth in protocols:
+        ref = runs_ref[runs_ref["protocol"] == meth]
+        pro = runs_proto[runs_proto["protocol"] == meth].iloc[0]
+        row = {"method": meth, "protocol-engine seconds": pro["wall_time"],
+               "counts-engine seconds (mean)": ref["wall_time"].mean()}
+        for metric in ("f1", "ncr"):
+            x, ref_m = float(pro[metric]), ref[metric].to_numpy()
+            sd = ref_m.std(ddof=1)
+            z = (x - ref_m.mean()) / sd if sd > 0 else (0.0 if x == ref_m.mean() else np.inf)
+            row |= {f"{metric} protocol": x, f"{metric} counts mean": ref_m.mean(), f"{metric} counts std": sd,
+                    f"{metric} z": z, f"{metric} percentile": stats.percentileofscore(ref_m, x, kind="mean")}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("method")
+
+
+def dataset_sizes(runs: pd.DataFrame, k: int = 16) -> pd.DataFrame:
+    """Users, distinct values and ``k``-th largest frequency of each data set of a grid.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, n, n_distinct, f_<k>``, one row per data set in the grid's order.
+    """
+    from .run import row_dataset
+
+    rows = []
+    for name in dict.fromkeys(runs["dataset"]):
+        ds = row_dataset(runs[runs["dataset"] == name].iloc[0])
+        rows.append({"dataset": name, "n": int(ds.n), "n_distinct": int(ds.n_distinct),
+                     f"f_{k}": float(ds.top_frequencies(k)[-1])})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# The anomalies of Figures 5 and 6 (chapter 06): each protocol's steps on the TRUE counts
+# --------------------------------------------------------------------------------------------------
+
+def _competition_rank(counts: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """1 + the number of entries of ``counts`` strictly larger than each of ``of``."""
+    desc = np.sort(np.asarray(counts))
+    return 1 + (desc.size - np.searchsorted(desc, np.asarray(of), side="right"))
+
+
+def _tally(answers: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from ..values import group_values
+
+    d, _, inv = group_values(answers)
+    return d, np.rint(np.bincount(inv, weights=weights, minlength=d.shape[0])).astype(np.int64)
+
+
+def part_ranks(protocol, dataset, k: int | None = None) -> pd.DataFrame:
+    """Where each true top value stands in every step of a protocol run on the exact counts (no noise).
+
+    The steps that build the candidates, taken on the true counts instead of the oracle's estimates:
+
+    - **PEM** (section 4.1): round ``i`` tests the ``L_i``-bit prefixes that extend the
+      ``|C_{i-1}|`` kept ones (all ``2**L_1`` in round 1) and keeps the ``|C_i|`` most frequent.
+      A prefix's count is the sum over every value that shares it ("prefix mass"; section 4.2.3
+      assumes the values outside the top ``k`` have frequency zero), so the prefix of a top
+      value can rank below ``|C_i|`` even with no noise at all.
+    - **SPM and MCM** (sections 3.3, 3.4): every part question (SPM's segments, MCM's blocks
+      with their channel) over all users; SPM keeps ``k`` patterns per segment, MCM the most
+      frequent pattern of each channel (the rank is within the value's channel).
+
+    Parameters
+    ----------
+    protocol : PEM, SPM or MCM
+        The protocol as it ran (its configuration for ``dataset.n``).
+    dataset : ldp.datasets.Dataset
+    k : int, optional
+        Top values to follow (default the protocol's ``k``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (part, j): ``part`` (1-based round, segment or block), ``start, stop`` (bits),
+        ``kept`` (how many answers the step keeps), ``j`` (rank of the true value, 1-based),
+        ``rank`` (competition rank of its answer among the step's candidates; 0 when an earlier
+        round already dropped it), ``held`` (``0 < rank <= kept``).
+    """
+    from ..protocols import PEM
+    from ..values import match_sorted, prefix, sort_unique
+
+    k = protocol.k if k is None else int(k)
+    top, m = dataset.top(k), dataset.m
+    rows = []
+    if isinstance(protocol, PEM):
+        cfg = protocol.config(dataset.n)
+        kept_prev, prev_len = None, 0
+        for i, (length, size) in enumerate(zip(cfg.prefix_lengths, cfg.cand_sizes), 1):
+            pre, cnt = dataset.prefix_tally(length)
+            if kept_prev is not None:  # only the extensions of the kept prefixes are tested
+                inside = match_sorted(kept_prev, prefix(pre, length, prev_len)) >= 0
+                pre, cnt = pre[inside], cnt[inside]
+            idx = match_sorted(pre, prefix(top, m, length) if length < m else top)
+            rank = np.where(idx >= 0, _competition_rank(cnt, cnt[np.maximum(idx, 0)]), 0)
+            kept_prev, prev_len = sort_unique(pre[np.argsort(-cnt, kind="stable")[:size]]), length
+            rows += [(i, 0, length, size, j + 1, int(r)) for j, r in enumerate(rank)]
+    else:
+        parts, _ = protocol.questions()
+        for i, q in enumerate(parts, 1):
+            ans, top_ans, shift = q.answer(dataset.distinct, m), q.answer(top, m), np.uint64(q.seg_bits)
+            kept = 1 if q.channels else min(protocol.k, q.domain_size)
+            for j, a in enumerate(top_ans):
+                mask = (ans >> shift) == (a >> shift) if q.channels else slice(None)  # MCM: within a's channel
+                d, cnt = _tally(ans[mask], dataset.distinct_counts[mask])
+                rank = _competition_rank(cnt, cnt[match_sorted(d, a[None])])[0]
+                rows.append((i, q.start, q.stop, kept, j + 1, int(rank)))
+    out = pd.DataFrame(rows, columns=["part", "start", "stop", "kept", "j", "rank"])
+    out["held"] = (out["rank"] > 0) & (out["rank"] <= out["kept"])
+    return out
+
+
+def top_two_gap(dataset, protocol) -> dict[str, float]:
+    """How far apart the two most frequent values are, in standard deviations of their final estimates.
+
+    The released estimates come from the whole-value report (:func:`whole_value_report`); the
+    difference of two of them has variance ``2 Var`` (eq. (3), scaled to ``n``), so the last
+    step alone orders the two correctly with probability about ``Phi(z)``.
+
+    Returns
+    -------
+    dict
+        ``c1, c2`` (true counts), ``z`` and ``phi`` (the normal probability of the right order).
+    """
+    from scipy import stats
+
+    from ..analysis import olh_variance
+
+    n = dataset.n
+    c1, c2 = (int(c) for c in dataset.top_counts(2))
+    e, n_g = whole_value_report(protocol, n)
+    sd = np.sqrt(2 * olh_variance(e, n_g)) * n / n_g  # eq. (3), scaled by n / n_g
+    return {"c1": c1, "c2": c2, "z": float((c1 - c2) / sd), "phi": float(stats.norm.cdf((c1 - c2) / sd))}
+
+
+def anomaly_table(data: Mapping[str, object], summary_k: pd.DataFrame | None = None, *, epsilon: float,
+                  query_limit: int = 2**20, pem_ks: Sequence[int] = (1, 2, 4, 8),
+                  part_ks: Sequence[int] = (1,)) -> pd.DataFrame:
+    """The measured causes of Figure 6's anomalies, one quantity per row (chapter 06's table ``anomalies``).
+
+    Parameters
+    ----------
+    data : mapping of str to Dataset
+        The evaluation's data sets by name (``"URL"``, ``"AOL"``, ``"Synthetic"``).
+    summary_k : pandas.DataFrame, optional
+        :func:`summarize` of the ``k`` grid (columns ``dataset, protocol, k, f1_mean, f1_std``): the
+        observed F1 next to the measured cause, where the grid has the point.
+    epsilon, query_limit : float, int
+        The setting of the grid (Figure 6: ``epsilon = 2``, ``2**20``).
+    pem_ks, part_ks : sequences of int
+        The ``k`` at which PEM, and SPM and MCM, are followed on the exact counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, protocol, k, quantity, value``.  Quantities: ``noise_free_f1`` (PEM: the
+        F1 of its rounds on the exact counts, :func:`part_ranks`; SPM, MCM: the share of the top
+        ``k`` values whose pattern is kept in every part, an upper bound on it, exact at ``k = 1``),
+        ``kept_part1`` (``|C_1|`` or patterns kept per segment), ``rank_part1_top<j>`` (PEM: the
+        rank of the j-th value's prefix in round 1's true tally, ``j <= 8``), ``parts`` and
+        ``parts_missed_top1`` (SPM, MCM: parts whose kept pattern is not the top value's),
+        ``top2_gap_sd`` and ``top2_order_prob`` (PEM at ``k = 1``: :func:`top_two_gap`),
+        ``f1_mean`` and ``f1_std`` (observed, from ``summary_k``).
+    """
+    from ..protocols import MCM, PEM, SPM
+
+    rows = []
+    for name, ds in data.items():
+        runs = [(PEM, k) for k in pem_ks] + [(P, k) for P in (SPM, MCM) for k in part_ks]
+        for P, k in runs:
+            proto = P(epsilon, k, ds.m, query_limit=query_limit)
+            ranks = part_ranks(proto, ds)
+            held = ranks.groupby("j")["held"].all()
+            q = {"noise_free_f1": float(held.mean()), "kept_part1": int(ranks["kept"].iloc[0])}
+            if P is PEM:
+                first = ranks[ranks["part"] == 1]
+                q |= {f"rank_part1_top{j}": int(r) for j, r in zip(first["j"], first["rank"]) if j <= 8}
+                if k == 1:
+                    gap = top_two_gap(ds, proto)
+                    q |= {"top2_gap_sd": gap["z"], "top2_order_prob": gap["phi"]}
+            else:
+                top1 = ranks[ranks["j"] == 1]
+                q |= {"parts": int(len(top1)), "parts_missed_top1": int((~top1["held"]).sum())}
+            if summary_k is not None:
+                for stat in ("mean", "std"):
+                    v = summary_value(summary_k, name, P.name, "k", k, stat=stat)
+                    if v == v:
+                        q[f"f1_{stat}"] = v
+            rows += [(name, P.name, k, key, float(v)) for key, v in q.items()]
+    return pd.DataFrame(rows, columns=["dataset", "protocol", "k", "quantity", "value"])

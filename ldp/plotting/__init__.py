@@ -81,3 +81,7 @@ from .tables import compact_table, format_number  # noqa: E402
 __all__ += ["compact_table", "format_number"]
 from .pem import optimizer_figure, optimizer_frame, prop1_figure, readings_figure  # noqa: E402, I001  (chapter 03)
 __all__ += ["readings_figure", "optimizer_frame", "optimizer_figure", "prop1_figure"]
+from .evaluation import engines_figure, method_panels, variance_figure  # noqa: E402  (nb-b: Figures 5, 6, 9)
+from .validation import identification_figure, utility_figure  # noqa: E402  (nb-b: paper Figures 2-4)
+
+__all__ += ["identification_figure", "utility_figure", "method_panels", "variance_figure", "engines_figure"]
