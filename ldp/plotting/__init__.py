@@ -24,3 +24,37 @@ from .style import (
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH",
            "HALF_WIDTH", "FONT_SIZE", "use_style", "method_style", "series_colors", "legend_outside",
            "errorbar_lines", "bar_bounds"]
+from .evaluation_more import (  # noqa: E402
+    PEM_OPTIMISED,
+    assumption_summary,
+    claims_table,
+    config_label,
+    design_figure,
+    design_findings,
+    eta_table,
+    final_round_release,
+    k_for_threshold,
+    threshold_figure,
+    threshold_findings,
+    threshold_release_table,
+    threshold_table,
+)
+
+__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "design_figure", "design_findings",
+            "eta_table", "final_round_release", "k_for_threshold", "threshold_figure", "threshold_findings",
+            "threshold_release_table", "threshold_table"]
+from .after_pem import (  # noqa: E402
+    AFTER_PEM_PANELS,
+    after_pem_figure,
+    after_pem_findings,
+    after_pem_protocols,
+    bits_per_user,
+    deployer_table,
+    f1_summary_table,
+    pem_standing,
+    pem_verdict,
+    report_bits,
+)
+
+__all__ += ["AFTER_PEM_PANELS", "after_pem_figure", "after_pem_findings", "after_pem_protocols", "bits_per_user",
+            "deployer_table", "f1_summary_table", "pem_standing", "pem_verdict", "report_bits"]
