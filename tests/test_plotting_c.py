@@ -277,3 +277,32 @@ def test_quick_build_saved_the_result_table(chapter, name, columns):
     table = ResultStore.for_build("quick").load(chapter, name)
     assert tuple(table.columns) == tuple(columns) and len(table) > 0
     assert not table.isna().any().any()
+
+
+# --------------------------------------------------------------------------- tables for the page
+def test_table_view_is_compact_and_flat():
+    from ldp.plotting import table_view
+
+    frame = pd.DataFrame({"protocol": ["PEM", "SPM"], "epsilon": [0.9, 2.0], "f1": [0.123456, np.nan],
+                          "released": [4372.333, 13.0], "runs": [3, 3]}).set_index(["protocol", "epsilon"])
+    html = table_view(frame).to_html()
+    assert "0.123" in html and "4,372" in html and "e+" not in html and "nan" not in html.lower()
+    assert html.count("<tr>") == 1 + len(frame)  # one header row, then the data: no empty header rows
+    assert "0.9" in html and ">PEM<" in html  # the index levels became columns
+
+
+def test_configuration_table_lists_budgets_per_configuration():
+    from ldp.plotting import configuration_table
+
+    s8c = pd.DataFrame({"assumption": ["Zipf 1"] * 3 + ["uniform"] * 3, "epsilon": [0.9, 2.0, 4.0] * 2,
+                        "configuration": ["etas=12", "etas=12", "etas=13", "etas=13", "etas=13", "etas=13"]})
+    t = configuration_table(s8c)
+    assert t.values.tolist() == [["Zipf 1", "etas=12", "0.9, 2"], ["Zipf 1", "etas=13", "4"],
+                                 ["uniform", "etas=13", "0.9, 2, 4"]]
+
+
+def test_without_missing_replaces_only_nan():
+    from ldp.plotting import without_missing
+
+    out = without_missing({"a": 0.5, "b": float("nan"), "c": "x", "d": 3, "e": np.float64("nan")})
+    assert out == {"a": 0.5, "c": "x", "d": 3}

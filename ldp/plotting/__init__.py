@@ -29,20 +29,24 @@ from .evaluation_more import (  # noqa: E402
     assumption_summary,
     claims_table,
     config_label,
+    configuration_table,
     design_figure,
     design_findings,
     eta_table,
     final_round_release,
     k_for_threshold,
+    table_view,
     threshold_figure,
     threshold_findings,
     threshold_release_table,
     threshold_table,
+    without_missing,
 )
 
-__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "design_figure", "design_findings",
-            "eta_table", "final_round_release", "k_for_threshold", "threshold_figure", "threshold_findings",
-            "threshold_release_table", "threshold_table"]
+__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "configuration_table",
+            "design_figure", "design_findings", "eta_table", "final_round_release", "k_for_threshold",
+            "without_missing", "table_view", "threshold_figure", "threshold_findings", "threshold_release_table",
+            "threshold_table"]
 from .after_pem import (  # noqa: E402
     AFTER_PEM_PANELS,
     after_pem_figure,

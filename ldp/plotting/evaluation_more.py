@@ -27,7 +27,8 @@ from .style import FULL_WIDTH, METHOD_STYLE, bar_bounds, errorbar_lines, legend_
 
 __all__ = ["k_for_threshold", "threshold_table", "threshold_figure", "threshold_release_table",
            "threshold_findings", "final_round_release", "eta_table", "assumption_summary", "design_figure",
-           "design_findings", "claims_table", "config_label", "PEM_OPTIMISED"]
+           "design_findings", "claims_table", "config_label", "configuration_table", "table_view", "without_missing",
+           "PEM_OPTIMISED"]
 
 #: Figure 8's label of optimised PEM (panel (a) and the dashed reference of panel (b))
 PEM_OPTIMISED = "PEM (optimised)"
@@ -312,4 +313,45 @@ def claims_table(fig7: Mapping, fig8: Mapping) -> pd.DataFrame:
     ]
     claims = pd.DataFrame(rows, columns=["section", "quantity", "paper says", "paper value", "ours"])
     claims["ours - paper"] = claims["ours"] - claims["paper value"]
-    return claims.set_index(["section", "quantity"])
+    return claims
+
+
+def _number(value, digits: int) -> str:
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 10**digits else f"{value:.{digits}g}"
+    return str(value)
+
+
+def table_view(frame: pd.DataFrame, *, digits: int = 3):
+    """A result table as the page shows it: one header row, ``digits`` significant digits, no scientific notation.
+
+    Named index levels become columns (no empty header rows), the index is
+    hidden, floats get ``digits`` significant digits (thousands separated at
+    and above ``10**digits``) and missing values are blank.
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+    """
+    flat = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
+    flat = flat.rename_axis(columns=None)
+    flat.columns = [" ".join(map(str, c)).strip() if isinstance(c, tuple) else str(c) for c in flat.columns]
+    return flat.style.hide(axis="index").format(lambda v: _number(v, digits), na_rep="")
+
+
+def configuration_table(s8c: pd.DataFrame) -> pd.DataFrame:
+    """Figure 8(c)'s configurations: per assumption, each configuration the optimiser chose and at which budgets."""
+    return (s8c.groupby(["assumption", "configuration"], sort=False)["epsilon"]
+            .agg(lambda e: ", ".join(f"{x:g}" for x in e)).rename("at budgets ε").reset_index())
+
+
+def without_missing(values: Mapping) -> dict:
+    """``values`` without its NaN entries, for :func:`ldp.book.glue_all` (which refuses NaN).
+
+    A quoted number is NaN when the run's grid lacks the point the prose
+    quotes (a rerun with other budgets) or a point has a single run (no SD).
+    Such a number is not glued: the book's defaults always hold the quoted
+    points, and a rerun's page leaves the reference unfilled rather than
+    print ``nan``.
+    """
+    return {k: v for k, v in values.items() if not (isinstance(v, float) and v != v)}
