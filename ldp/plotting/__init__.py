@@ -85,3 +85,41 @@ from .evaluation import engines_figure, method_panels, variance_figure  # noqa: 
 from .validation import identification_figure, utility_figure  # noqa: E402  (nb-b: paper Figures 2-4)
 
 __all__ += ["identification_figure", "utility_figure", "method_panels", "variance_figure", "engines_figure"]
+from .evaluation_more import (  # noqa: E402
+    PEM_OPTIMISED,
+    assumption_summary,
+    claims_table,
+    config_label,
+    configuration_table,
+    design_figure,
+    design_findings,
+    eta_table,
+    final_round_release,
+    k_for_threshold,
+    table_view,
+    threshold_figure,
+    threshold_findings,
+    threshold_release_table,
+    threshold_table,
+    without_missing,
+)
+
+__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "configuration_table",
+            "design_figure", "design_findings", "eta_table", "final_round_release", "k_for_threshold",
+            "without_missing", "table_view", "threshold_figure", "threshold_findings", "threshold_release_table",
+            "threshold_table"]
+from .after_pem import (  # noqa: E402
+    AFTER_PEM_PANELS,
+    after_pem_figure,
+    after_pem_findings,
+    after_pem_protocols,
+    bits_per_user,
+    deployer_table,
+    f1_summary_table,
+    pem_standing,
+    pem_verdict,
+    report_bits,
+)
+
+__all__ += ["AFTER_PEM_PANELS", "after_pem_figure", "after_pem_findings", "after_pem_protocols", "bits_per_user",
+            "deployer_table", "f1_summary_table", "pem_standing", "pem_verdict", "report_bits"]
