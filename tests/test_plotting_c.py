@@ -291,12 +291,12 @@ def test_table_view_is_compact_and_flat():
     assert "0.9" in html and ">PEM<" in html  # the index levels became columns
 
 
-def test_configuration_table_lists_budgets_per_configuration():
-    from ldp.plotting import configuration_table
+def test_assumption_configurations_lists_budgets_per_configuration():
+    from ldp.plotting import assumption_configurations
 
     s8c = pd.DataFrame({"assumption": ["Zipf 1"] * 3 + ["uniform"] * 3, "epsilon": [0.9, 2.0, 4.0] * 2,
                         "configuration": ["etas=12", "etas=12", "etas=13", "etas=13", "etas=13", "etas=13"]})
-    t = configuration_table(s8c)
+    t = assumption_configurations(s8c)
     assert t.values.tolist() == [["Zipf 1", "etas=12", "0.9, 2"], ["Zipf 1", "etas=13", "4"],
                                  ["uniform", "etas=13", "0.9, 2, 4"]]
 

@@ -90,7 +90,7 @@ from .evaluation_more import (  # noqa: E402
     assumption_summary,
     claims_table,
     config_label,
-    configuration_table,
+    assumption_configurations,
     design_figure,
     design_findings,
     eta_table,
@@ -104,7 +104,7 @@ from .evaluation_more import (  # noqa: E402
     without_missing,
 )
 
-__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "configuration_table",
+__all__ += ["PEM_OPTIMISED", "assumption_summary", "claims_table", "config_label", "assumption_configurations",
             "design_figure", "design_findings", "eta_table", "final_round_release", "k_for_threshold",
             "without_missing", "table_view", "threshold_figure", "threshold_findings", "threshold_release_table",
             "threshold_table"]

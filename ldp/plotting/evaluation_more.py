@@ -27,7 +27,7 @@ from .style import FULL_WIDTH, METHOD_STYLE, bar_bounds, errorbar_lines, legend_
 
 __all__ = ["k_for_threshold", "threshold_table", "threshold_figure", "threshold_release_table",
            "threshold_findings", "final_round_release", "eta_table", "assumption_summary", "design_figure",
-           "design_findings", "claims_table", "config_label", "configuration_table", "table_view", "without_missing",
+           "design_findings", "claims_table", "config_label", "assumption_configurations", "table_view", "without_missing",
            "PEM_OPTIMISED"]
 
 #: Figure 8's label of optimised PEM (panel (a) and the dashed reference of panel (b))
@@ -339,7 +339,7 @@ def table_view(frame: pd.DataFrame, *, digits: int = 3):
     return flat.style.hide(axis="index").format(lambda v: _number(v, digits), na_rep="")
 
 
-def configuration_table(s8c: pd.DataFrame) -> pd.DataFrame:
+def assumption_configurations(s8c: pd.DataFrame) -> pd.DataFrame:
     """Figure 8(c)'s configurations: per assumption, each configuration the optimiser chose and at which budgets."""
     return (s8c.groupby(["assumption", "configuration"], sort=False)["epsilon"]
             .agg(lambda e: ", ".join(f"{x:g}" for x in e)).rename("at budgets ε").reset_index())
