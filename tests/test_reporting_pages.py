@@ -234,3 +234,25 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
     assert f"Verdict: {verdict}" in text
     link = box.find("a", href=re.compile(r"reproduction\.html#claims-s6-fig-eval-vary-eps$"))
     assert link is not None, box
+
+
+def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
+    """Quick: a smaller n is the point of the build (the banner says so), a missing grid point is not covered."""
+    root = tmp_path / "quick"
+    (root / "figures").mkdir(parents=True)
+    shutil.copy(FIXTURE / "figures" / "fig-evalmore-threshold.csv", root / "figures")
+    params = {"thetas": [0.01, 0.023, 0.035], "eps_theta": [2.0, 4.0], "n_users": 100_000, "m_bits": 64,
+              "query_limit": 2 ** 20, "theta_fixed": 0.023, "epsilons": [0.9, 1.2, 2.0, 4.0]}
+    claims = [C.get_claim("fig7a-pem-better"), C.get_claim("fig7b-theta-0005")]
+    for mode in ("quick", "rerun"):
+        store = ResultStore(root, mode=mode)
+        store.save_parameters("07_evaluation_more", params)
+        t = RP.evaluate(store, claims).set_index("id")
+        assert not t.loc["fig7b-theta-0005", "covered"]  # 0.005 is not in the grid: never decided
+        row = t.loc["fig7a-pem-better"]
+        if mode == "quick":
+            assert row["covered"] and row["verdict"] == R.REPRODUCED
+            assert row["coverage"].startswith("quick build, smaller population: n_users = 100000")
+            assert row["coverage"] in RP.render_report(t.reset_index(), "quick")  # shown in the row's flags
+        else:  # a rerun at another population is another setting
+            assert not row["covered"] and "n_users = 100000" in row["coverage"]

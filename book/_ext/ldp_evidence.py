@@ -112,7 +112,8 @@ def evidence_box(number: str, rows: list[dict], *, quick: bool, docname: str = "
     title = f"Evidence: Figure {number} of the paper" + (" (quick build)" if quick else "")
     box += nodes.title(title, title)
     if quick:
-        box += _para(nodes.strong("Quick build.", "Quick build."), " " + QUICK_TEXT.split(": ", 1)[1])
+        rest = QUICK_TEXT.split(": ", 1)[1]
+        box += _para(nodes.strong("Quick build.", "Quick build."), " " + rest[0].upper() + rest[1:])
         box[-1]["classes"].append("ldp-evidence-quick")
     items = nodes.bullet_list()
     for row in rows:

@@ -43,8 +43,11 @@ from .results import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
            "quick_banner", "group_label", "largest_differences", "verdict_counts", "NOT_COVERED", "REPORT_DOC",
-           "COLUMNS", "SECTIONS"]
+           "COLUMNS", "SECTIONS", "SCALE"]
 
+#: the parameters that only set the size of a run (users): a quick build shrinks them on purpose, so there they
+#: do not make a claim "not covered" (its row says the size it ran at); a rerun that changes them does
+SCALE = ("n_users", "n_synthetic")
 #: the mark of a claim whose setting the run's parameters leave out
 NOT_COVERED = "not covered by this run's parameters"
 #: where the report page lives in the book (absolute MyST path, no suffix)
@@ -79,13 +82,16 @@ def _contains(values, wanted) -> bool:
         return wanted in list(values)
 
 
-def check_setting(claim: Claim, params: dict | None) -> str:
-    """``""`` if the chapter's parameters cover the claim's setting (or are unknown), else the reason."""
+def check_setting(claim: Claim, params: dict | None, *, skip: Iterable[str] = ()) -> str:
+    """``""`` if the chapter's parameters cover the claim's setting (or are unknown), else the reason.
+
+    Parameters named in ``skip`` are not checked (a quick build's smaller populations, :data:`SCALE`).
+    """
     if not params or not claim.setting:
         return ""
     misses = []
     for name, want in claim.setting.items():
-        if name not in params:
+        if name not in params or name in skip:
             continue
         have = params[name]
         if isinstance(want, tuple):
@@ -139,7 +145,12 @@ def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
            "stand_in": ", ".join(claim.stand_in), "stand_in_decides": claim.stand_in_decides,
            "interpretation": ", ".join(claim.interpretation), "chapter": claim.chapter, "figure": claim.figure or "",
            "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan"), "ours": claim.ours}
-    reason = check_setting(claim, store.parameters(claim.chapter))
+    params = store.parameters(claim.chapter)
+    if store.mode == "quick":
+        scaled = check_setting(claim, params, skip=[n for n in claim.setting if n not in SCALE])
+        if scaled:
+            row["coverage"] = f"quick build, smaller population: {scaled}"
+    reason = check_setting(claim, params, skip=SCALE if store.mode == "quick" else ())
     if reason:
         row |= {"covered": False, "coverage": f"{NOT_COVERED}: {reason}",
                 "explanation": f"{NOT_COVERED}: {reason}"}
@@ -240,6 +251,8 @@ def _flags(row) -> str:
         out.append("our reading: " + " ".join(links))
     if not row["covered"]:
         out.append(NOT_COVERED)
+    elif row["coverage"]:  # a quick build's smaller population
+        out.append(row["coverage"])
     if row.get("ours", False):
         out.insert(0, "**ours**, not the paper's")
     return "; ".join(out)
@@ -273,7 +286,7 @@ def rules_section() -> str:
     }
     for kind in ("within-se", "within-tolerance", "ordering", "monotone", "argmax"):
         lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(R.PARTLY_RULE[kind])} |")
-    lines += ["", "Tolerances (written once, in `ldp.reporting.rules`):", "",
+    lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "",
               "| Constant | Value | Meaning |", "| --- | --- | --- |"]
     for _, t in R.tolerance_table().iterrows():
         value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
