@@ -256,3 +256,28 @@ def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
             assert row["coverage"] in RP.render_report(t.reset_index(), "quick")  # shown in the row's flags
         else:  # a rerun at another population is another setting
             assert not row["covered"] and "n_users = 100000" in row["coverage"]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (FIXTURE / "figures").glob("*.csv")))
+def test_thin_figure_data_never_breaks_the_report(tmp_path, name):
+    """A rerun with a small grid (a figure CSV with no rows, or three): every claim still gets a verdict."""
+    frame = pd.read_csv(FIXTURE / "figures" / f"{name}.csv")
+    for how, part in (("empty", frame.iloc[:0]), ("three rows", frame.head(3))):
+        root = tmp_path / how.replace(" ", "-")
+        shutil.copytree(FIXTURE / "tables", root / "tables")
+        shutil.copytree(FIXTURE / "figures", root / "figures")
+        part.to_csv(root / "figures" / f"{name}.csv", index=False)
+        readers = [c for c in C.CLAIMS if f"figure:{name}" in c.inputs]
+        table = RP.evaluate(ResultStore(root, mode="rerun"), readers)
+        assert len(table) == len(readers) and set(table["verdict"]) <= set(R.VERDICTS), how
+        if how == "empty":
+            only = [c.id for c in readers if c.inputs == (f"figure:{name}",)]
+            assert (table.set_index("id").loc[only, "verdict"] == R.NOT_TESTABLE).all(), how
+
+
+def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
+    root = shutil.copytree(FIXTURE, tmp_path / "s")
+    v = pd.read_csv(root / "figures" / "fig-eval-var.csv").assign(var_count=1)  # no run found a heavy hitter 3 times
+    v.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
+    t = RP.evaluate(ResultStore(root), [C.get_claim("fig9-complies-var-olh"), C.get_claim("fig9-mcm-below-spm")])
+    assert (t["verdict"] == R.NOT_TESTABLE).all() and t["explanation"].str.contains("3 runs").all()

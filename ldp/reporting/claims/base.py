@@ -331,6 +331,8 @@ def _pem_vs_best_other(df: pd.DataFrame, x: str, *, metrics=("f1", "ncr"), datas
 
 
 def _series(df: pd.DataFrame, series_cols, x: str, y: str, se: str) -> pd.DataFrame:
+    if df.empty:  # nothing to decide on: the rule says so
+        return pd.DataFrame(columns=["series", "x", "y", "se"])
     out = df.assign(series=df[list(series_cols)].astype(str).agg(", ".join, axis=1))
     return out.rename(columns={x: "x", y: "y", se: "se"})[["series", "x", "y", "se"]]
 

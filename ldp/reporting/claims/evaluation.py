@@ -121,7 +121,10 @@ def _m_f1_ncr_corr(store):
     for name, x in (("fig-eval-vary-eps", "epsilon"), ("fig-eval-vary-k", "k")):
         df = _eval_points(store, name)
         w = df.pivot_table(index=["dataset", "protocol", x], columns="metric", values="mean")
-        pts.append(w[["f1", "ncr"]].dropna())
+        if {"f1", "ncr"} <= set(w.columns):
+            pts.append(w[["f1", "ncr"]].dropna())
+    if not pts:
+        raise MissingInput("no point with both F1 and NCR")
     w = pd.concat(pts)
     if len(w) < 3:
         raise MissingInput("fewer than 3 points with both F1 and NCR")
@@ -184,7 +187,8 @@ def _m_small_k(protocol: str):
             g = g.set_index("k")
             rows.append({"point": f"{ds}, {protocol}: F1 at k = 1 against k = 2", "a": g.loc[1, "mean"],
                          "se_a": g.loc[1, "se"], "b": g.loc[2, "mean"], "se_b": g.loc[2, "se"]})
-        return Measurement(pd.DataFrame(rows), f"{protocol}'s F1 at k = 1: " + ", ".join(
+        frame = pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])
+        return Measurement(frame, f"{protocol}'s F1 at k = 1: " + ", ".join(
             f"{ds} {g.set_index('k').loc[1, 'mean']:.2f}" for ds, g in df.groupby("dataset", sort=False))
             + _anomaly_note(store, protocol))
     return measure
@@ -245,12 +249,16 @@ def _m_url_pem_k(store):
 def _var_table(store) -> pd.DataFrame:
     v = store.figure("fig-eval-var")
     v = v[v["var_count"] >= MIN_VAR_RUNS].copy()
+    if v.empty:
+        raise MissingInput(f"no point of fig-eval-var has {MIN_VAR_RUNS} runs that found a heavy hitter")
     v["se"] = v["var_std"] / np.sqrt(v["var_count"])
     return v
 
 
 def _m_var_mcm_spm(store):
     v = _var_table(store).pivot_table(index="epsilon", columns="protocol", values=["var_mean", "se"])
+    if not {("var_mean", "SPM"), ("var_mean", "MCM")} <= set(v.columns):
+        raise MissingInput("fig-eval-var lacks SPM or MCM (too few runs that found a heavy hitter)")
     rows = [{"point": f"ε = {_g(e)}: Var(SPM) against Var(MCM)", "a": v.loc[e, ("var_mean", "SPM")],
              "se_a": v.loc[e, ("se", "SPM")], "b": v.loc[e, ("var_mean", "MCM")], "se_b": v.loc[e, ("se", "MCM")]}
             for e in v.index]
@@ -387,8 +395,8 @@ CLAIMS: tuple[Claim, ...] = (
           _m_small_k("MCM"), R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           "06_evaluation", "fig-eval-vary-k", ("figure:fig-eval-vary-k",), ("mcm", "url"),
           interpretation=(_MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="Anomaly (cause measured in chapter 06): at k = 1, ⌈1^1.5⌉ = 1 channel holds every value; the "
-               "per-block majority mixes patterns of different values."),
+          note="Anomaly (cause measured in chapter 06): at k = 1, k^1.5 channels round up to one, which holds "
+               "every value; the per-block majority mixes patterns of different values."),
     Claim("s423-prefix-mass", "4.2.3", "eq. (5), assumption",
           r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
           "the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
