@@ -74,7 +74,9 @@ def test_quote_is_well_formed(claim):
 
 @pytest.mark.parametrize("claim", C.CLAIMS, ids=IDS)
 def test_entry_is_complete(claim):
-    assert re.fullmatch(r"[2-6](\.\d){0,2}|Appendix", claim.section), claim.section
+    assert re.fullmatch(r"[2-7](\.\d){0,2}|Appendix", claim.section), claim.section
+    if claim.ours:  # our claims: about what came after PEM, measured in chapter 08, said so in the ref
+        assert claim.chapter == "08_after_pem" and "ours" in claim.ref
     for m in re.finditer(r"Figures? ([\d, ]+)", claim.ref):  # the paper's numbering: Figures 1 to 9
         assert all(1 <= int(n) <= 9 for n in re.findall(r"\d+", m.group(1)))
     assert claim.paper and claim.tested
@@ -116,11 +118,40 @@ def test_setting_names_are_parameters_of_the_chapter(claim):
             assert default == value, (name, default, value)
 
 
+def test_ours_are_marked_and_the_reviewers_chapter_08_rows_exist():
+    ours = {c.id for c in C.CLAIMS if c.ours}
+    assert {"ours-pem-beats-successors-eps", "ours-pem-beats-successors-k", "ours-pem-beats-sfp",
+            "ours-successors-f1-08", "ours-treehist-fewer-groups"} <= ours
+    assert not C.get_claim("s7-treehist-poor").ours  # the paper's own sentence about TreeHist
+    assert all(C.get_claim(i).section == "7" for i in ours)
+    ids = [c.id for c in C.CLAIMS]
+    assert ids.index("ours-pem-beats-sfp") > ids.index("fig8c-assumption-similar")  # after the paper's claims
+
+
+def test_figure_numbers_come_from_the_books_list():
+    """The paper's numbers of figures and equations are read from book/_ext/paper_numbers.yml, not retyped."""
+    data = C.paper_numbers()
+    for fig in data["figures"]:
+        for label in fig["book"]:
+            assert C.FIGURE_TITLES[label] == f"Figure {fig['number']}"
+    assert len([f for f in C.FIGURE_TITLES.values() if f.startswith("Figure ") and f[7:].isdigit()]) == 9
+    assert C.display_quote(r"see~\eqref{var_grr} and Figure~\ref{fig:eval_var}") == "see (1) and Figure 9"
+    assert C.paper_numbers(str(ROOT / "no-such-file.yml")) == {k: [] for k in ("figures", "equations",
+                                                                               "statements", "sections")}
+
+
+def test_modules_stay_small():
+    """No module of ldp.reporting over 600 lines (the registry is split by the paper's sections)."""
+    for path in sorted((ROOT / "ldp" / "reporting").rglob("*.py")):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        assert n <= 600, f"{path.relative_to(ROOT)} has {n} lines"
+
+
 def test_extra_tables_are_few_and_documented():
     assert sum(len(t) for t in EXTRA_TABLES.values()) <= 5
     for chapter, tables in EXTRA_TABLES.items():
         assert (NOTEBOOKS / f"{chapter}.ipynb").is_file()
-        for name, (columns, meaning) in tables.items():
+        for columns, meaning in tables.values():
             assert columns and meaning
 
 

@@ -9,8 +9,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from ldp.reporting.rules import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +54,6 @@ def test_the_scanner_finds_typed_verdicts_and_ignores_computed_ones():
     assert typed_verdicts("reproduced in prose, not in a table\n```\n| x | reproduced |\n```\n") == []
 
 
-@pytest.mark.xfail(strict=True, reason="book/reproduction.md still has typed verdicts until the report is generated")
 def test_no_verdict_is_typed_in_a_table_of_the_book():
     found = [f"{where}:{no}: {cell[:80]}" for where, text in sources() for no, cell in typed_verdicts(text)]
     assert not found, "verdicts typed by hand:\n" + "\n".join(found)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ldp.reporting import claims as C
+from ldp.reporting import pages as PG
 from ldp.reporting import report as RP
 from ldp.reporting import rules as R
 from ldp.reporting.results import MissingResult, ResultStore
@@ -208,7 +209,9 @@ def test_report_page(table):
         assert f"`{claim_id}`" in page
     for label in {RP.group_label(r) for _, r in table.iterrows()}:
         assert f"({label})=" in page
-    assert "{ref}`06_evaluation: fig-eval-vary-eps <fig-eval-vary-eps>`" in page
+    assert "{numref}`Figure %s <fig-eval-vary-eps>`" in page  # the row links to its figure, numbered as the paper
+    assert "{doc}`/_generated/notebooks/01_frequency_oracles`" in page  # a claim without a figure: its chapter
+    assert "## Section 7 and after" in page and "**ours**, not the paper's" in page
     assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
     for line in page.splitlines():  # every table row has the 7 cells of the header
         if line.startswith("| `") and line.split("`")[1] in C._BY_ID:
@@ -227,15 +230,21 @@ def test_every_rendering_of_a_quick_build_carries_the_banner(table):
 
 def test_scorecard(table):
     card = RP.render_scorecard(table, "full")
-    counts = table["verdict"].value_counts()
-    for verdict in R.VERDICTS:
-        assert f"**{counts.get(verdict, 0)}** {verdict}" in card
+    ours = table["ours"].astype(bool)
+    for part, words in ((table[~ours], "claims of the paper"), (table[ours], "claims of ours")):
+        assert f"**{len(part)} {words}**" in card
+        counts = part["verdict"].value_counts()
+        for verdict in R.VERDICTS:
+            assert f"**{counts.get(verdict, 0)}** {verdict}" in card
     top = RP.largest_differences(table)
-    assert len(top) == 3 and set(top["verdict"]) == {R.NOT_REPRODUCED}
+    assert len(top) == 3 and set(top["verdict"]) == {R.NOT_REPRODUCED} and not top["ours"].any()
     assert "fig5-lead-grows-with-eps" in set(top["id"]) and "fig7b-theta-0005" in set(top["id"])
-    assert all(f"`{i}`" in card for i in top["id"])
-    assert "URL data set: a calibrated stand-in" in card and "count engine" in card
+    assert all(f"{{ref}}`{i} <" in card for i in top["id"])  # each links to its row of the report
+    assert "URL data set: a calibrated stand-in" in card and "count engine (10 runs)" in card
+    assert "SPM: re-implemented from the paper's text" in card and "Figure 5 (`fig-eval-vary-eps`)" in card
     assert "{doc}`the reproduction report </book/reproduction>`" in card
+    quick = RP.render_scorecard(table, "quick")
+    assert "(10 runs)" not in quick and "quick build" in quick.lower()  # no paper-scale run counts in a quick card
 
 
 def test_evidence_box(table):
@@ -260,10 +269,18 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full"))
     stubs = book / "_generated" / "notebooks"
     stubs.mkdir(parents=True)
+    (book / "_generated" / "figures").mkdir()
+    (book / "_generated" / "figures" / "f.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
     for chapter in sorted({c.chapter for c in C.CLAIMS}):
         figs = sorted({c.figure for c in C.CLAIMS if c.chapter == chapter and c.figure})
-        text = f"# {chapter}\n\n" + "".join(f"({f})=\n## {f}\n\n{RP.render_evidence(table, f, 'full')}\n"
-                                             for f in figs)
+        if chapter == "06_evaluation":
+            figs = sorted({*figs, "fig-eval-var"})  # every paper figure of a chapter in the build must be there
+        eqs = sorted(label for eq in C.paper_numbers()["equations"] for label, doc in eq["book"].items()
+                     if doc.endswith("/" + chapter))  # the chapter's paper equations, as ldp_numbers expects
+        text = f"# {chapter}\n\n" + "".join(f"$$\nx = 1\n$$ ({e})\n\n" for e in eqs) + "".join(
+            f"```{{figure}} /_generated/figures/f.svg\n:name: {f}\n\nCaption.\n```\n\n"
+            f"{RP.render_evidence(table, f, 'full')}\n" for f in figs)
         (stubs / f"{chapter}.md").write_text(text)
     proc = minibook.build(book)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -281,7 +298,7 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LDP_ROOT", str(tmp_path))
     shutil.copytree(FIXTURE, tmp_path / "_generated" / "cache" / "quick")
     (tmp_path / "_generated" / "MODE").write_text("quick\n")
-    assert RP.main([]) == 0
+    assert PG.main([]) == 0
     out = tmp_path / "_generated" / "cache" / "quick" / "report"
     assert f"{len(C.CLAIMS)} claims" in capsys.readouterr().out
     claims = pd.read_csv(out / "claims.csv")
@@ -292,7 +309,7 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     run = tmp_path / "my-runs" / "06_evaluation-0123456789"
     shutil.copytree(FIXTURE / "figures", run / "figures")
     (run / "parameters.json").write_text(json.dumps({"k_fixed": 16, "epsilons": [1.0, 3.0]}))
-    assert RP.main(["--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
+    assert PG.main(["--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
     t = pd.read_csv(tmp_path / "r" / "claims.csv").set_index("id")
     assert set(t["chapter"]) == {"06_evaluation"}
     assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4

@@ -6,8 +6,18 @@ import pandas as pd
 import pytest
 
 from ldp.reporting import rules as R
-from ldp.reporting.rules import (NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, ArgmaxAt, Decision, Monotone,
-                                 OrderingHolds, WithinSE, WithinTolerance)
+from ldp.reporting.rules import (
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    PARTLY,
+    REPRODUCED,
+    ArgmaxAt,
+    Decision,
+    Monotone,
+    OrderingHolds,
+    WithinSE,
+    WithinTolerance,
+)
 
 
 def within_se_frame(observed, expected, se):

@@ -1,6 +1,6 @@
-"""``python -m ldp.reporting``: evaluate the paper's claims against saved results (see ldp.reporting.report.main)."""
+"""``python -m ldp.reporting``: evaluate the paper's claims against saved results (see ldp.reporting.pages.main)."""
 import sys
 
-from .report import main
+from .pages import main
 
 sys.exit(main())

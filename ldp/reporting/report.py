@@ -20,25 +20,34 @@ and are not the reproduction's.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import re
-from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import rules as R
-from .claims import (CLAIMS, FIGURE_ENGINES, FIGURE_TITLES, STAND_INS, Claim, Measurement, MissingInput,
-                     NotCovered, display_quote)
-from ..paths import atomic_path, generated_dir
-from .results import MODES, MissingResult, ResultStore
+from .claims import (
+    CLAIMS,
+    FIGURE_ENGINES,
+    FIGURE_TITLES,
+    STAND_INS,
+    Claim,
+    Measurement,
+    MissingInput,
+    NotCovered,
+    display_quote,
+)
+from .results import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
-           "quick_banner", "group_label", "largest_differences", "write_outputs", "main", "NOT_COVERED",
-           "REPORT_DOC", "COLUMNS"]
+           "quick_banner", "group_label", "largest_differences", "verdict_counts", "NOT_COVERED", "REPORT_DOC",
+           "COLUMNS", "SECTIONS", "SCALE"]
 
+#: the parameters that only set the size of a run (users): a quick build shrinks them on purpose, so there they
+#: do not make a claim "not covered" (its row says the size it ran at); a rerun that changes them does
+SCALE = ("n_users", "n_synthetic")
 #: the mark of a claim whose setting the run's parameters leave out
 NOT_COVERED = "not covered by this run's parameters"
 #: where the report page lives in the book (absolute MyST path, no suffix)
@@ -47,16 +56,19 @@ INTERPRETATION_DOC = "/book/interpretation.md"
 #: the columns of :func:`evaluate`'s table
 COLUMNS = ["id", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind", "verdict",
            "explanation", "note", "stand_in", "stand_in_decides", "interpretation", "chapter", "figure", "link",
-           "covered", "coverage", "excess"]
+           "covered", "coverage", "excess", "ours"]
 
 _SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
-_SECTIONS = {
+#: the report's groups: the paper's sections, then section 7 and our claims about what came after PEM
+SECTIONS = {
     "2": "Section 2: frequency oracles",
     "3": "Section 3: existing methods",
     "4": "Section 4: PEM and its analysis (with the appendix)",
     "5": "Section 5: validation of the analysis",
     "6": "Section 6: evaluation",
+    "7": "Section 7 and after: PEM against TreeHist and SFP (rows marked ours are not the paper's)",
 }
+_SECTIONS = SECTIONS
 
 
 # --------------------------------------------------------------------------- #
@@ -70,13 +82,16 @@ def _contains(values, wanted) -> bool:
         return wanted in list(values)
 
 
-def check_setting(claim: Claim, params: dict | None) -> str:
-    """``""`` if the chapter's parameters cover the claim's setting (or are unknown), else the reason."""
+def check_setting(claim: Claim, params: dict | None, *, skip: Iterable[str] = ()) -> str:
+    """``""`` if the chapter's parameters cover the claim's setting (or are unknown), else the reason.
+
+    Parameters named in ``skip`` are not checked (a quick build's smaller populations, :data:`SCALE`).
+    """
     if not params or not claim.setting:
         return ""
     misses = []
     for name, want in claim.setting.items():
-        if name not in params:
+        if name not in params or name in skip:
             continue
         have = params[name]
         if isinstance(want, tuple):
@@ -116,8 +131,9 @@ def _excess(kind: str, numbers: dict) -> float:
 
 
 def _link(claim: Claim) -> str:
+    """Where the book measures the claim: its figure (numbered as the paper numbers it), else its chapter."""
     if claim.figure:
-        return f"{{ref}}`{claim.chapter}: {claim.figure} <{claim.figure}>`"
+        return f"{{numref}}`Figure %s <{claim.figure}>`"
     return f"{{doc}}`/_generated/notebooks/{claim.chapter}`"
 
 
@@ -128,8 +144,13 @@ def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
            "verdict": R.NOT_TESTABLE, "explanation": "", "note": claim.note,
            "stand_in": ", ".join(claim.stand_in), "stand_in_decides": claim.stand_in_decides,
            "interpretation": ", ".join(claim.interpretation), "chapter": claim.chapter, "figure": claim.figure or "",
-           "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan")}
-    reason = check_setting(claim, store.parameters(claim.chapter))
+           "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan"), "ours": claim.ours}
+    params = store.parameters(claim.chapter)
+    if store.mode == "quick":
+        scaled = check_setting(claim, params, skip=[n for n in claim.setting if n not in SCALE])
+        if scaled:
+            row["coverage"] = f"quick build, smaller population: {scaled}"
+    reason = check_setting(claim, params, skip=SCALE if store.mode == "quick" else ())
     if reason:
         row |= {"covered": False, "coverage": f"{NOT_COVERED}: {reason}",
                 "explanation": f"{NOT_COVERED}: {reason}"}
@@ -230,6 +251,10 @@ def _flags(row) -> str:
         out.append("our reading: " + " ".join(links))
     if not row["covered"]:
         out.append(NOT_COVERED)
+    elif row["coverage"]:  # a quick build's smaller population
+        out.append(row["coverage"])
+    if row.get("ours", False):
+        out.insert(0, "**ours**, not the paper's")
     return "; ".join(out)
 
 
@@ -261,7 +286,7 @@ def rules_section() -> str:
     }
     for kind in ("within-se", "within-tolerance", "ordering", "monotone", "argmax"):
         lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(R.PARTLY_RULE[kind])} |")
-    lines += ["", "Tolerances (written once, in `ldp.reporting.rules`):", "",
+    lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "",
               "| Constant | Value | Meaning |", "| --- | --- | --- |"]
     for _, t in R.tolerance_table().iterrows():
         value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
@@ -306,27 +331,65 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _verdict_counts(table: pd.DataFrame) -> dict[str, int]:
+def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
+    """How many rows of ``table`` got each verdict (every verdict of the vocabulary, best first)."""
     return {v: int((table["verdict"] == v).sum()) for v in R.VERDICTS}
 
 
+def _is_ours(table: pd.DataFrame) -> pd.Series:
+    if "ours" not in table.columns:
+        return pd.Series(False, index=table.index)
+    return table["ours"].fillna(False).astype(bool)
+
+
 def largest_differences(table: pd.DataFrame, n: int = 3) -> pd.DataFrame:
-    """The ``n`` claims furthest from the paper: not reproduced first, then partly, by excess over the threshold."""
+    """The ``n`` claims of the paper furthest from it: not reproduced first, then partly, by excess over the rule.
+
+    Our own claims (``ours``) are left out: they are not the paper's.
+    """
     rank = {R.NOT_REPRODUCED: 0, R.PARTLY: 1}
-    t = table[table["verdict"].isin(rank)].copy()
+    t = table[table["verdict"].isin(rank) & ~_is_ours(table)].copy()
     t["_rank"] = t["verdict"].map(rank)
     t["_excess"] = t["excess"].fillna(0.0)
     return t.sort_values(["_rank", "_excess"], ascending=[True, False]).head(n)
 
 
+def _counts_text(table: pd.DataFrame) -> str:
+    return ", ".join(f"**{c}** {v}" for v, c in verdict_counts(table).items())
+
+
+def _engine_text(engine: str, mode: str | None) -> str:
+    """What computed a figure; a quick build drops the paper-scale run counts ("(10 runs)")."""
+    return re.sub(r" \(\d+ runs\)", "", engine) if mode == "quick" else engine
+
+
 def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REPORT_DOC) -> str:
-    """The scorecard: verdict counts, three largest differences, stand-ins, engines, link to the report."""
+    """The scorecard: verdict counts, three largest differences, stand-ins, engines, link to the report.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evaluate`'s table.
+    mode : {"full", "quick", "rerun", None}
+        The build mode; "quick" adds the small-sample banner.
+    report : str
+        The report page's document name (a ``{doc}`` target).
+
+    Returns
+    -------
+    str
+        MyST Markdown: an admonition (after the banner of a quick build).
+    """
     _check_mode(mode)
-    counts = _verdict_counts(table)
-    lines = [quick_banner(mode), "```{admonition} Scorecard: the paper's claims against this build", ":class: tip",
-             "",
-             f"{len(table)} claims of sections 2-6: " + ", ".join(f"**{c}** {v}" for v, c in counts.items()) + ".",
-             ""]
+    ours = _is_ours(table)
+    paper, own = table[~ours], table[ours]
+    title = ("Scorecard of this quick build (small samples: not the reproduction's verdicts)" if mode == "quick"
+             else "Scorecard: the paper's claims against this build")
+    lines = [quick_banner(mode), f"```{{admonition}} {title}", ":class: tip", "",
+             f"**{len(paper)} claims of the paper** (sections 2-7, each decided by a stated rule): "
+             f"{_counts_text(paper)}."
+             + (f" And **{len(own)} claims of ours** about the protocols after PEM: {_counts_text(own)}."
+                if len(own) else ""), ""]
     uncovered = int((~table["covered"].astype(bool)).sum())
     if uncovered:
         lines += [f"{uncovered} of them {NOT_COVERED}.", ""]
@@ -334,11 +397,12 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REP
     if len(diffs):
         lines += ["The largest differences from the paper:", ""]
         for _, r in diffs.iterrows():
-            lines.append(f"- `{r['id']}` ({r['ref']}, {r['verdict']}): {_cell(r['measured'])}")
+            lines.append(f"- {_cell(r['ref'])}, {{ref}}`{r['id']} <{group_label(r)}>` (**{r['verdict']}**): "
+                         f"{_cell(r['paper'])}; we measure {_cell(r['measured'])}")
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
               "What computed each figure: " + "; ".join(
-                  f"{FIGURE_TITLES.get(f, f)} (`{f}`): {e}" for f, e in FIGURE_ENGINES.items()
+                  f"{FIGURE_TITLES.get(f, f)} (`{f}`): {_engine_text(e, mode)}" for f, e in FIGURE_ENGINES.items()
                   if not f.count("/")) + ".", "",
               f"Every claim, its rule and its verdict: {{doc}}`the reproduction report <{report}>`.", "```", ""]
     return "\n".join(x for x in lines if x is not None)
@@ -359,79 +423,3 @@ def render_evidence(table: pd.DataFrame, figure: str, mode: str | None) -> str:
                   f"{{ref}}`see the row {r['id']} <{group_label(r)}>`"]
     lines += ["```", ""]
     return "\n".join(x for x in lines if x)
-
-
-# --------------------------------------------------------------------------- #
-# files for the book
-# --------------------------------------------------------------------------- #
-def _write(path: Path, text: str) -> Path:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
-
-
-def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
-                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
-    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
-
-    Writes ``claims.csv`` (the tidy table of :func:`evaluate`), ``report.md``
-    (:func:`render_report`), ``scorecard.md`` and one ``evidence/<figure>.md``
-    per figure that measures a claim, into ``folder`` (default
-    ``<store>/report``).
-
-    Parameters
-    ----------
-    store : ResultStore
-        The results of a build mode or a rerun.
-    folder : path-like, optional
-        Where to write.
-    mode : {"full", "quick", "rerun"}, optional
-        Default: the store's mode (a quick build's pages carry the banner).
-    chapters : iterable of str, optional
-        Only the claims of these chapters.
-
-    Returns
-    -------
-    dict
-        The written paths by name.
-    """
-    mode = store.mode if mode is None else mode
-    _check_mode(mode)
-    folder = Path(folder) if folder is not None else store.root / "report"
-    table = evaluate(store, chapters=chapters)
-    out = {}
-    with atomic_path(folder / "claims.csv") as tmp:
-        table.to_csv(tmp, index=False)
-    out["claims.csv"] = folder / "claims.csv"
-    out["report.md"] = _write(folder / "report.md", render_report(table, mode))
-    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
-    for fig in sorted(f for f in table["figure"].unique() if f):
-        out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
-    return out
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
-    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
-        "Evaluate every claim of the paper against saved results and write claims.csv, report.md, "
-        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
-    ap.add_argument("--mode", choices=MODES, default=None,
-                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
-    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
-    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
-    args = ap.parse_args(argv)
-    if args.rerun:
-        store = ResultStore.for_rerun(args.rerun)
-        chapters = [store.root.name.rsplit("-", 1)[0]]
-    else:
-        mode = args.mode
-        if mode is None:
-            marker = generated_dir() / "MODE"
-            mode = marker.read_text().strip() if marker.is_file() else "full"
-        store, chapters = ResultStore.for_build(mode), None
-    paths = write_outputs(store, args.out, chapters=chapters)
-    table = pd.read_csv(paths["claims.csv"])
-    counts = ", ".join(f"{n} {v}" for v, n in _verdict_counts(table).items())
-    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
-    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
-    return 0

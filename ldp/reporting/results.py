@@ -20,8 +20,7 @@ figures go.
 
 Extra tables the chapters must save for the claims
 --------------------------------------------------
-(to be wired after the refactor; until then the claims that need them are
-"not testable here"):
+(until a chapter saves one, the claims that need it are "not testable here"):
 
 ``01_frequency_oracles/oracle-examples``
     Columns ``quantity, value``: the worked examples of section 2.2, computed
@@ -41,6 +40,15 @@ Extra tables the chapters must save for the claims
     Columns ``dataset, n, n_distinct, f_16``: the size of each data set the
     evaluation ran on (users, distinct values) and the frequency of its 16th
     most frequent value.
+``06_evaluation/anomalies``
+    Columns ``anomaly, dataset, protocol, k, round, rank, capacity`` (more
+    columns are kept but not read): the measured causes of the anomalies of
+    Figures 5 and 6, one row per (anomaly, data set, protocol, k, round):
+    ``rank`` is the rank of the true top-k value's part (PEM: its prefix of
+    that round; SPM: its segment pattern) in the **true** tally of those parts,
+    ``capacity`` how many the protocol keeps there (PEM: ``|C_i|``; SPM:
+    ``k``).  ``rank > capacity`` is a deterministic miss.  ``anomaly`` is a
+    short name, e.g. ``"prefix mass"``.
 ``07_evaluation_more/threshold-release``
     Columns ``panel, protocol, epsilon, threshold, released_mean, true_count``:
     the mean number of values each protocol of Figure 7 releases and the number
@@ -52,8 +60,9 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -78,6 +87,9 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
     "06_evaluation": {
         "datasets": (("dataset", "n", "n_distinct", "f_16"),
                      "users, distinct values and 16th largest frequency of each evaluation data set"),
+        "anomalies": (("anomaly", "dataset", "protocol", "k", "round", "rank", "capacity"),
+                      "the measured causes of Figures 5/6's anomalies: rank of a top-k value's prefix or "
+                      "pattern in the true tally against how many the protocol keeps"),
     },
     "07_evaluation_more": {
         "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count"),
@@ -126,7 +138,7 @@ class ResultStore:
 
     # -- where ------------------------------------------------------------------
     @classmethod
-    def for_build(cls, mode: str, generated: str | os.PathLike | None = None) -> "ResultStore":
+    def for_build(cls, mode: str, generated: str | os.PathLike | None = None) -> ResultStore:
         """The store of a book build: ``<generated>/cache/<mode>`` (default :func:`ldp.paths.generated_dir`)."""
         if mode not in MODES:
             raise ValueError(f"mode={mode!r} must be one of {MODES}")
@@ -134,7 +146,7 @@ class ResultStore:
         return cls(base / "cache" / mode, mode=mode)
 
     @classmethod
-    def for_rerun(cls, folder: str | os.PathLike) -> "ResultStore":
+    def for_rerun(cls, folder: str | os.PathLike) -> ResultStore:
         """The store of a rerun folder (``my-runs/NAME-HASH/``)."""
         folder = Path(folder)
         if not folder.is_dir():
@@ -142,7 +154,7 @@ class ResultStore:
         return cls(folder, mode="rerun")
 
     @classmethod
-    def from_environment(cls) -> "ResultStore":
+    def from_environment(cls) -> ResultStore:
         """The store of the run in progress: the parent of :func:`ldp.paths.figures_dir`.
 
         In a build the runner points ``$LDP_FIGURE_DIR`` at

@@ -3,56 +3,56 @@
 Every verdict of the reproduction report is computed by one of five rules,
 each a small frozen dataclass whose :meth:`decide` takes a tidy table (a
 :class:`pandas.DataFrame`, one row per tested point) and returns a
-:class:`Decision`: the verdict, the numbers that decided it and a one-line
-explanation.  No verdict is typed by hand.
-
-The verdict vocabulary is fixed (:data:`VERDICTS`):
-
-``reproduced``
-    The rule's criterion holds.
-``partly reproduced``
-    The criterion fails, but it holds at a clear majority of the tested
-    points (each rule says exactly when; see :data:`PARTLY_RULE`).
-``not reproduced``
-    Neither.
-``not testable here``
-    Nothing to decide on: the inputs are missing, the run's parameters leave
-    out the claim's setting, every point was excluded, or the data behind the
-    claim is a stand-in that cannot decide it.
-
-The tolerances are written once, here, as module constants, and the report
-page renders them (:func:`tolerance_table`):
-
-* a difference counts only beyond :data:`Z_TOL` = 3 standard errors (ties,
-  steps "within noise", the argmax test, the per-point z of the matching
-  rule);
-* "the analysis matches the simulation" is a family of tests, one per point:
-  Holm's step-down correction at family-wise level :data:`FAMILY_ALPHA` (the
-  two-sided level of 3 standard errors for a single point) says which points
-  really differ;
-* "in most cases" means a share of at least :data:`MOST`; a claim without
-  such a word must hold at every tested point (:data:`ALL`);
-* "partly": the share of points that pass is at least the required share
-  minus :data:`PARTLY_MARGIN` (and more than half), or, for a tolerance, the
-  miss is within :data:`PARTLY_TOL_FACTOR` tolerances;
-* values read off the paper: :data:`F1_TOL` for an F1 the text quotes,
-  :func:`printed_tolerance` (half a unit of the last printed digit) for a
-  number the paper computes, :data:`SIMILAR_F1` for "similar" F1 (the
-  validation chapter's rule of section 5.3), :data:`ALMOST_FULL` for "almost
-  full utility", :data:`SIMILAR_FACTOR` for "similar" estimation variance and
-  :data:`CLOSE_CORRELATION` for a "close" correlation, :data:`COUNT_TOL` for a
-  count and :data:`EQUAL_SPLIT_TOL` for "equal" bits per round.
+:class:`~ldp.reporting.verdicts.Decision`: the verdict, the numbers that
+decided it and a one-line explanation.  The vocabulary (reproduced, partly
+reproduced, not reproduced, not testable here) and the tolerances are in
+:mod:`ldp.reporting.verdicts` and re-exported here, so ``rules.Z_TOL`` and
+``rules.WithinSE`` are both at hand where a claim is written.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from .verdicts import (
+    ALL,
+    ALMOST_FULL,
+    CLOSE_CORRELATION,
+    COUNT_TOL,
+    EQUAL_SPLIT_TOL,
+    EXACT_TOL,
+    F1_TOL,
+    FAMILY_ALPHA,
+    MOST,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    PARTLY,
+    PARTLY_MARGIN,
+    PARTLY_RULE,
+    PARTLY_TOL_FACTOR,
+    REPRODUCED,
+    SIMILAR_F1,
+    SIMILAR_FACTOR,
+    VERDICTS,
+    Z_TOL,
+    Decision,
+    _check_columns,
+    _check_share,
+    _check_t,
+    _fmt,
+    _share_verdict,
+    _share_words,
+    _z,
+    holm_reject,
+    not_testable,
+    printed_tolerance,
+    tolerance_table,
+)
 
 __all__ = [
     "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
@@ -62,221 +62,6 @@ __all__ = [
     "Decision", "Rule", "WithinSE", "WithinTolerance", "OrderingHolds", "Monotone", "ArgmaxAt",
     "printed_tolerance", "holm_reject", "not_testable", "tolerance_table",
 ]
-
-# --------------------------------------------------------------------------- #
-# vocabulary and tolerances (rendered on the report page)
-# --------------------------------------------------------------------------- #
-REPRODUCED = "reproduced"
-PARTLY = "partly reproduced"
-NOT_REPRODUCED = "not reproduced"
-NOT_TESTABLE = "not testable here"
-#: the only verdicts a claim can get, best first
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTABLE)
-
-#: a difference counts only beyond this many standard errors
-Z_TOL = 3.0
-#: family-wise level of the Holm correction: the two-sided level of Z_TOL for one point (0.0027)
-FAMILY_ALPHA = float(2 * stats.norm.sf(Z_TOL))
-#: share of points a claim without a qualifier must hold at
-ALL = 1.0
-#: share of points for "in most cases" / "for most of the cases"
-MOST = 0.75
-#: "partly": at least the required share minus this (and a majority) of the points pass
-PARTLY_MARGIN = 0.25
-#: "partly" for a tolerance: every point within this many tolerances
-PARTLY_TOL_FACTOR = 2.0
-#: an F1 the text quotes (one decimal, read off a curve of 10 runs)
-F1_TOL = 0.1
-#: "similar" F1 (section 5.3 reading of the validation chapter)
-SIMILAR_F1 = 0.02
-#: "almost full utility": F1 at least 1 - ALMOST_FULL
-ALMOST_FULL = 0.05
-#: "similar" estimation variance: within this factor (|ln ratio| <= ln SIMILAR_FACTOR)
-SIMILAR_FACTOR = 1.5
-#: a "close" correlation: Pearson r within this of 1
-CLOSE_CORRELATION = 0.1
-#: floating-point noise allowed in every comparison
-EXACT_TOL = 1e-9
-#: a count or an identity: exact
-COUNT_TOL = 0.0
-#: "equal" integer parts (bits per round): differ by at most this (m - gamma need not split evenly)
-EQUAL_SPLIT_TOL = 1.0
-
-#: when "partly reproduced" applies, per rule (rendered on the report page)
-PARTLY_RULE = {
-    "within-se": f"Holm rejects some points, but at most {PARTLY_MARGIN:.0%} of them",
-    "within-tolerance": f"not every point is within the tolerance, but every point is within {PARTLY_TOL_FACTOR:g} "
-                        f"tolerances, or at least {1 - PARTLY_MARGIN:.0%} of the points are within it",
-    "ordering": f"the ordering holds at less than the required share of the points, but at no less than that share "
-                f"minus {PARTLY_MARGIN:.0%} (and at more than half)",
-    "monotone": f"less than the required share of the series is monotone, but no less than that share minus "
-                f"{PARTLY_MARGIN:.0%} (and more than half)",
-    "argmax": f"less than the required share of the series has its maximum at the value (within noise), but no "
-              f"less than that share minus {PARTLY_MARGIN:.0%} (and more than half)",
-}
-
-
-def printed_tolerance(printed: str) -> float:
-    """Half a unit of the last digit of a number as the paper prints it.
-
-    Parameters
-    ----------
-    printed : str
-        The number as printed, e.g. ``"0.00075"``, ``"28.5"``, ``"4,410,000"``
-        (commas are thousands separators; trailing zeros of an integer are
-        read as not significant: ``"4,410,000"`` is known to 10,000).
-
-    Returns
-    -------
-    float
-        ``0.000005`` for ``"0.00075"``, ``0.05`` for ``"28.5"``, ``5000`` for
-        ``"4,410,000"``.
-
-    Raises
-    ------
-    ValueError
-        If ``printed`` is not a plain decimal number.
-    """
-    text = str(printed).replace(",", "").strip()
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError(f"printed={printed!r} is not a plain decimal number such as '0.023' or '4,410,000'") \
-            from None
-    if not value.is_finite():
-        raise ValueError(f"printed={printed!r} is not a finite number")
-    if "." in text:
-        exponent = value.as_tuple().exponent
-    else:  # an integer: its trailing zeros are not significant
-        digits = text.lstrip("+-")
-        exponent = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
-    return 0.5 * 10.0 ** int(exponent)
-
-
-def holm_reject(pvalues, alpha: float = FAMILY_ALPHA) -> np.ndarray:
-    """Holm's step-down procedure: which hypotheses are rejected at family-wise level ``alpha``.
-
-    Parameters
-    ----------
-    pvalues : array_like of float
-        One p-value per point.
-    alpha : float
-        Family-wise error rate, in (0, 1).
-
-    Returns
-    -------
-    numpy.ndarray of bool
-        ``True`` where the point is rejected.  Valid under any dependence
-        between the points.
-
-    References
-    ----------
-    S. Holm, "A simple sequentially rejective multiple test procedure",
-    Scandinavian Journal of Statistics 6 (1979), 65-70.
-    """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha={alpha!r} must be in (0, 1)")
-    p = np.asarray(pvalues, dtype=float).ravel()
-    reject = np.zeros(p.size, dtype=bool)
-    order = np.argsort(p, kind="stable")
-    for i, idx in enumerate(order):
-        if p[idx] > alpha / (p.size - i):
-            break
-        reject[idx] = True
-    return reject
-
-
-# --------------------------------------------------------------------------- #
-# decisions
-# --------------------------------------------------------------------------- #
-@dataclass(frozen=True)
-class Decision:
-    """The outcome of a rule.
-
-    Attributes
-    ----------
-    verdict : str
-        One of :data:`VERDICTS`.
-    numbers : dict
-        The numbers that decided it (counts, shares, largest deviations).
-    summary : str
-        What was measured, in words with the numbers (the report's
-        "measured" column).
-    explanation : str
-        One line: why this verdict, naming the threshold.
-    """
-
-    verdict: str
-    numbers: Mapping[str, Any] = field(default_factory=dict)
-    summary: str = ""
-    explanation: str = ""
-
-    def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict={self.verdict!r} must be one of {VERDICTS}")
-
-
-def not_testable(reason: str, summary: str = "") -> Decision:
-    """A :data:`NOT_TESTABLE` decision with its reason."""
-    return Decision(NOT_TESTABLE, {}, summary, reason)
-
-
-def _share_verdict(passed: int, tested: int, required: float) -> str:
-    """reproduced / partly / not from the share of points (or series) that pass."""
-    share = passed / tested
-    if share >= required - 1e-12:
-        return REPRODUCED
-    if share >= required - PARTLY_MARGIN - 1e-12 and share > 0.5:
-        return PARTLY
-    return NOT_REPRODUCED
-
-
-def _check_columns(frame: pd.DataFrame, needed: tuple[str, ...], rule: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{rule}.decide needs a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{rule}.decide: the measurement lacks the column(s) {missing}; "
-                         f"it has {list(frame.columns)}")
-    return frame
-
-
-def _check_share(share: float, name: str = "share") -> None:
-    if not 0 < share <= 1:
-        raise ValueError(f"{name}={share!r} must be in (0, 1]")
-
-
-def _check_t(t: float) -> None:
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"t={t!r} must be a finite number > 0")
-
-
-def _share_words(share: float, unit: str) -> str:
-    """'every series' / 'at least 75% of the series'."""
-    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {unit}s"
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "nan"
-    if isinstance(x, (int, np.integer)):
-        return f"{int(x):,d}"
-    if math.isinf(x):
-        return "inf"
-    if abs(x) >= 1e5 and float(x).is_integer():
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e5 else f"{x:.{digits}f}"
-
-
-def _z(diff, se):
-    """diff / se, with se = 0: 0 where diff is 0 (to floating-point noise), else +-inf."""
-    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = diff / se
-    exact = se <= 0
-    z = np.where(exact & (np.abs(diff) <= EXACT_TOL), 0.0, z)
-    z = np.where(exact & (np.abs(diff) > EXACT_TOL), np.copysign(np.inf, diff), z)
-    return z
 
 
 class Rule:
@@ -514,7 +299,7 @@ class OrderingHolds(Rule):
         n = int(keep.sum())
         n_hold = int(holds.sum())
         points = m["point"].to_numpy()[keep]
-        numbers = {"points": n, "excluded": n_excl, "holds": n_hold, "wins": int(wins.sum()),
+        numbers: dict[str, Any] = {"points": n, "excluded": n_excl, "holds": n_hold, "wins": int(wins.sum()),
                    "ties": int(ties.sum()), "losses": int(losses.sum()), "share": n_hold / n}
         worst = int(np.argmin(z))
         numbers |= {"worst_at": str(points[worst]), "worst_diff": float((a - b)[keep][worst]),
@@ -565,7 +350,8 @@ class Monotone(Rule):
 
     def describe(self) -> str:
         share = _share_words(self.share, "series")
-        return (f"{self.direction} in the parameter in {share}: no later point {'below' if self.direction == 'increasing' else 'above'} "
+        side = "below" if self.direction == "increasing" else "above"
+        return (f"{self.direction} in the parameter in {share}: no later point {side} "
                 f"an earlier one by more than {self.t:g} standard errors of their difference")
 
     def decide(self, measurement: pd.DataFrame) -> Decision:
@@ -672,28 +458,3 @@ class ArgmaxAt(Rule):
         explanation = (f"{passed} of {n_series} series have x = {self.at:g} within {self.t:g} SE of their "
                        f"maximum (largest gap {_fmt(worst_gap_z, 2)} SE)")
         return Decision(verdict, numbers, summary, explanation)
-
-
-def tolerance_table() -> pd.DataFrame:
-    """The tolerances and rule constants, one row each, for the report page."""
-    rows = [
-        ("Z_TOL", Z_TOL, "a difference counts only beyond this many standard errors (ties, steps within "
-                         "noise, argmax, per-point z)"),
-        ("FAMILY_ALPHA", FAMILY_ALPHA, "family-wise level of Holm's correction in 'within standard errors' "
-                                       "(the two-sided level of 3 standard errors for one point)"),
-        ("ALL", ALL, "share of points a claim without a qualifier must hold at"),
-        ("MOST", MOST, "share of points for 'in most cases'"),
-        ("PARTLY_MARGIN", PARTLY_MARGIN, "'partly reproduced': the share that passes is at least the required "
-                                         "share minus this (and above one half)"),
-        ("PARTLY_TOL_FACTOR", PARTLY_TOL_FACTOR, "'partly reproduced' for a tolerance: every point within this "
-                                                 "many tolerances"),
-        ("F1_TOL", F1_TOL, "an F1 value the text quotes (one decimal, read off a curve)"),
-        ("printed", "½ unit", "a number the paper computes: half a unit of its last printed digit"),
-        ("SIMILAR_F1", SIMILAR_F1, "'similar' F1 (the validation chapter's reading of section 5.3)"),
-        ("ALMOST_FULL", ALMOST_FULL, "'almost full utility': F1 at least 1 minus this"),
-        ("SIMILAR_FACTOR", SIMILAR_FACTOR, "'similar' estimation variance: within this factor"),
-        ("CLOSE_CORRELATION", CLOSE_CORRELATION, "a 'close' correlation: Pearson r within this of 1"),
-        ("COUNT_TOL", COUNT_TOL, "a count or an identity: exact"),
-        ("EQUAL_SPLIT_TOL", EQUAL_SPLIT_TOL, "'equal' bits per round: differ by at most one bit"),
-    ]
-    return pd.DataFrame(rows, columns=["constant", "value", "meaning"])

@@ -6,7 +6,8 @@ into a per-mode cache ``_generated/cache/{full,quick}/``; a notebook whose
 inputs did not change since its last successful run in the same mode is not
 executed again (:func:`cache_key`).  :func:`stage` copies the mode's executed
 notebooks and figures to the paths ``_toc.yml`` and the ``{figure}``
-directives point at; :func:`write_params_page` writes ``_generated/params.md``,
+directives point at, and writes the claims of the build (``_generated/report/``,
+:func:`ldp.reporting.pages.write_book_report`); :func:`write_params_page` writes ``_generated/params.md``,
 the rerun commands and parameter tables that ``book/rerun.md`` includes.
 """
 from __future__ import annotations
@@ -156,7 +157,7 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
 
 
 def stage(quick: bool) -> None:
-    """Copy the mode's executed notebooks and figures to the paths the book uses."""
+    """Copy the mode's executed notebooks and figures to the paths the book uses; write the build's claims."""
     cache = generated_dir() / "cache" / ("quick" if quick else "full")
     for sub in ("notebooks", "figures"):
         target = generated_dir() / sub
@@ -176,6 +177,10 @@ def stage(quick: bool) -> None:
             if path.stem not in current:
                 path.unlink()
     (generated_dir() / "MODE").write_text("quick\n" if quick else "full\n")
+    # the claims of this build: report page, intro scorecard, evidence boxes (_generated/report/)
+    from ..reporting.pages import write_book_report  # here: reporting reads the build
+
+    write_book_report("quick" if quick else "full")
 
 
 def _md_cell(value: str) -> str:

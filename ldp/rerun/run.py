@@ -4,7 +4,9 @@ Each run gets its own folder, by default ``my-runs/NAME-HASH/`` under the
 repository root (``$LDP_RUNS_DIR`` or ``--out`` choose another), holding the
 executed notebook ``NAME.ipynb`` with its figures shown inline, the same as
 ``NAME.html`` for a web browser, the figure files ``figures/*.svg|pdf``, the
-parameters ``parameters.json`` and papermill's log ``run.log``.  ``HASH`` is a
+parameters ``parameters.json``, papermill's log ``run.log`` and the claims the
+chapter measures, decided on this run (``claims.csv``, ``claims.md``; see
+:func:`ldp.reporting.pages.write_rerun_report`).  ``HASH`` is a
 short hash of the notebook's name and all its parameter values, so the same
 settings reuse the same folder.
 """
@@ -171,7 +173,8 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         raise NotebookError(f"--out {folder} exists and is not a folder")
     executed = folder / nb_path.name
     figures = folder / "figures"
-    for old in [executed, folder / f"{nb_path.stem}.html", folder / "run.log"]:
+    for old in [executed, folder / f"{nb_path.stem}.html", folder / "run.log", folder / "claims.csv",
+                folder / "claims.md"]:
         old.unlink(missing_ok=True)
     if figures.is_dir():
         for f in figures.iterdir():
@@ -199,10 +202,14 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         echo(f"[rerun] {nb_path.stem} FAILED after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] log: {_display_path(folder / 'run.log')}")
         return False, folder
+    from ..reporting.pages import write_rerun_report  # here: reporting reads the run
+
+    write_rerun_report(folder, nb_path.stem)
     n_fig = len({f.stem for f in figures.glob("*") if f.is_file()})
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")
     echo(f"[rerun]   {nb_path.stem}.html   the executed notebook with its figures: open in a web browser")
     echo(f"[rerun]   {nb_path.name}  the same as a notebook; figures/  SVG + PDF; parameters.json; run.log")
+    echo("[rerun]   claims.md, claims.csv  the paper's claims this chapter measures, decided on this run")
     if not has_html:  # pragma: no cover - nbconvert is in requirements.txt
         html.unlink(missing_ok=True)
     return True, folder

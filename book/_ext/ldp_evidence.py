@@ -1,0 +1,162 @@
+"""Evidence boxes: under each of the paper's figures, what the paper says, what we measure, the verdict.
+
+A Sphinx extension (listed in ``_config.yml``). The build's claims are evaluated before Sphinx
+runs (``make book`` / ``make pdf``: :func:`ldp.rerun.build.stage` calls
+:func:`ldp.reporting.pages.write_book_report`), which writes ``_generated/report/claims.json``:
+one row per claim with its quote, what was measured, the verdict and its explanation, the figure
+that measures it and the anchor of its row on the report page. This extension reads that file and,
+in every document as it is read (``doctree-read``), puts an admonition right after each figure
+whose label is one of the paper's figures in ``paper_numbers.yml``:
+
+- **The paper** (section, figure): the quote, as the paper prints it;
+- **We measure**: the measured numbers;
+- **Verdict**: the computed verdict, its one-line reason, and a link to the row of the report.
+
+In a quick build (``"mode": "quick"`` in the file) each box opens with a banner: its verdicts
+come from small samples and are not the reproduction's. Nothing is typed: the box is built from
+the file, as docutils nodes (math in the quotes as math nodes), so it works in HTML and LaTeX
+alike. Without the file (a partial build, as in the tests) no box is added.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from ldp_numbers import book_numbers, load
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: the claims file, relative to the book's source folder
+DEFAULT_DATA = "_generated/report/claims.json"
+#: the report page's document name (the boxes link to its rows when it is part of the build)
+DEFAULT_REPORT = "book/reproduction"
+QUICK_TEXT = ("Quick build: these verdicts come from small samples (fewer runs, smaller grids and "
+              "populations); they are not the reproduction's verdicts, which come from the paper-scale "
+              "build (make book).")
+
+_cache: dict[str, tuple[float, dict]] = {}
+
+
+def read_claims(path: Path) -> dict | None:
+    """The claims file (cached by modification time), or ``None`` if there is none."""
+    if not path.is_file():
+        return None
+    mtime = path.stat().st_mtime
+    hit = _cache.get(str(path))
+    if hit is None or hit[0] != mtime:
+        hit = (mtime, json.loads(path.read_text(encoding="utf-8")))
+        _cache[str(path)] = hit
+    return hit[1]
+
+
+def inline(text: str) -> list[nodes.Node]:
+    """Text with ``$...$`` spans as math nodes (an odd count of ``$`` leaves the text as it is)."""
+    text = text or ""
+    pieces = text.split("$")
+    if len(pieces) % 2 == 0:
+        return [nodes.Text(text)]
+    out: list[nodes.Node] = []
+    for i, piece in enumerate(pieces):
+        if not piece:
+            continue
+        out.append(nodes.math(piece, piece) if i % 2 else nodes.Text(piece))
+    return out
+
+
+def _para(*parts: Any) -> nodes.paragraph:
+    p = nodes.paragraph()
+    for part in parts:
+        if isinstance(part, str):
+            p += nodes.Text(part)
+        elif isinstance(part, list):
+            p.extend(part)
+        else:
+            p += part
+    return p
+
+
+def _row_link(row: dict, docname: str, linkable: bool) -> nodes.Node:
+    text = f"row {row['id']} of the report"
+    if not linkable:
+        return nodes.Text(text)
+    ref = addnodes.pending_xref("", nodes.inline(text, text, classes=["xref", "std", "std-ref"]),
+                                refdomain="std", reftype="ref", reftarget=row["label"], refexplicit=True,
+                                refwarn=True, refdoc=docname)
+    return ref
+
+
+def evidence_box(number: str, rows: list[dict], *, quick: bool, docname: str = "",
+                 linkable: bool = True) -> nodes.admonition:
+    """The box for one paper figure: a generic admonition with one item per claim it measures.
+
+    Parameters
+    ----------
+    number : str
+        The paper's figure number, e.g. ``"5"``.
+    rows : list of dict
+        The rows of ``claims.json`` whose ``figure`` is this figure.
+    quick : bool
+        A quick build: the box opens with :data:`QUICK_TEXT`.
+    docname : str
+        The document the box goes into (for the links' resolution).
+    linkable : bool
+        Whether the report page is part of the build (else the row is named, not linked).
+    """
+    box = nodes.admonition(classes=["ldp-evidence", "note"])
+    title = f"Evidence: Figure {number} of the paper" + (" (quick build)" if quick else "")
+    box += nodes.title(title, title)
+    if quick:
+        rest = QUICK_TEXT.split(": ", 1)[1]
+        box += _para(nodes.strong("Quick build.", "Quick build."), " " + rest[0].upper() + rest[1:])
+        box[-1]["classes"].append("ldp-evidence-quick")
+    items = nodes.bullet_list()
+    for row in rows:
+        who = "Ours (not the paper's)" if row.get("ours") else "The paper"
+        where = f" (§{row['section']}, {row['ref']}): “"
+        item = nodes.list_item()
+        item += _para(nodes.strong(who, who), where, inline(row.get("quote", "")), "”")
+        measured = row.get("measured") or "nothing measured"
+        item += _para(nodes.strong("We measure: ", "We measure: "), inline(measured))
+        verdict = str(row.get("verdict", ""))
+        item += _para(nodes.strong("Verdict: ", "Verdict: "), nodes.emphasis(verdict, verdict),
+                      f" ({row.get('explanation') or ''}); see the ", _row_link(row, docname, linkable), ".")
+        items += item
+    box += items
+    return box
+
+
+def add_boxes(app: Sphinx, doctree: nodes.document) -> None:
+    """After each paper figure of the document, its evidence box (``doctree-read``)."""
+    path = Path(app.srcdir) / app.config.ldp_evidence_data
+    app.env.note_dependency(str(path))
+    data = read_claims(path)
+    if not data:
+        return
+    figures = {label: str(n) for label, n in book_numbers(load(), "figures").items()}
+    by_figure: dict[str, list[dict]] = {}
+    for row in data.get("rows", []):
+        if row.get("figure") in figures:
+            by_figure.setdefault(row["figure"], []).append(row)
+    linkable = app.config.ldp_evidence_report in app.env.found_docs
+    quick = data.get("mode") == "quick"
+    for fig in list(doctree.findall(nodes.figure)):
+        label = next((n for n in (*fig["ids"], *fig["names"]) if n in by_figure), None)
+        if label is None:
+            continue
+        box = evidence_box(figures[label], by_figure[label], quick=quick, docname=app.env.docname,
+                           linkable=linkable)
+        box.source, box.line = fig.source, fig.line  # where a warning about the box points
+        fig.parent.insert(fig.parent.index(fig) + 1, box)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("ldp_evidence_data", DEFAULT_DATA, "env")
+    app.add_config_value("ldp_evidence_report", DEFAULT_REPORT, "env")
+    app.connect("doctree-read", add_boxes)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,215 @@
+"""The files the claims become: the book's generated pages, the evidence data, a rerun's claims table.
+
+A book build (``make book``, ``make pdf``; :func:`ldp.rerun.build.stage` calls
+:func:`write_book_report` once the notebooks ran) evaluates every claim
+against the build's :class:`~ldp.reporting.results.ResultStore` and writes,
+atomically, into ``_generated/report/``:
+
+``report.md``
+    The report (:func:`~ldp.reporting.report.render_report`), included by
+    ``book/reproduction.md``.
+``scorecard.md``
+    The scorecard (:func:`~ldp.reporting.report.render_scorecard`), included at
+    the top of ``book/intro.md``.
+``claims.json``
+    Every row (:func:`claims_json`), read by the Sphinx extension
+    ``book/_ext/ldp_evidence.py``, which puts an evidence box under each of the
+    paper's figures.
+``claims.csv``
+    The tidy table (:func:`~ldp.reporting.report.evaluate`).
+``evidence/<figure>.md``
+    The evidence boxes as MyST Markdown (for reading, or for a page that
+    includes one).
+
+A rerun (``python -m ldp rerun``; :func:`ldp.rerun.run.rerun` calls
+:func:`write_rerun_report`) gets ``claims.csv`` and ``claims.md`` in its
+folder, with only the claims its chapter measures, and those whose setting
+the new parameters leave out marked "not covered by this run's parameters".
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..paths import atomic_path, generated_dir
+from .claims import FIGURE_TITLES, display_quote
+from .report import evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
+from .results import MODES, ResultStore
+
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report",
+           "main"]
+
+#: the folder under ``_generated/`` the book's generated report pages go to
+REPORT_DIR = "report"
+#: the evidence data the Sphinx extension reads (under ``_generated/report/``)
+CLAIMS_JSON = "claims.json"
+#: the fields of each row of ``claims.json``
+_JSON_FIELDS = ("id", "section", "ref", "paper", "tested", "measured", "verdict", "explanation", "note", "figure",
+                "chapter", "covered", "ours")
+
+
+def _plain(value):
+    """A JSON-ready scalar (NaN -> None, numpy -> Python)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
+    """The evaluated claims as the evidence extension reads them.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`~ldp.reporting.report.evaluate`'s table.
+    mode : {"full", "quick", "rerun", None}
+        The build mode (a quick build's boxes carry the small-sample banner).
+
+    Returns
+    -------
+    dict
+        ``{"mode", "counts", "figures": {label: the paper's number}, "rows": [...]}``; each row has
+        :data:`_JSON_FIELDS`, ``quote`` as the paper prints it (:func:`display_quote`) and ``label``,
+        the report's anchor of its group.
+    """
+    rows = []
+    for _, r in table.iterrows():
+        row = {k: _plain(r[k]) for k in _JSON_FIELDS if k in r.index}
+        row["quote"] = display_quote(r["quote"])
+        row["label"] = group_label(r)
+        rows.append(row)
+    return {"mode": mode, "counts": verdict_counts(table),
+            "figures": {f: FIGURE_TITLES.get(f, f) for f in sorted({r["figure"] for r in rows if r["figure"]})},
+            "rows": rows}
+
+
+def _write(path: Path, text: str) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
+                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
+    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
+
+    Writes ``claims.csv``, ``claims.json``, ``report.md``, ``scorecard.md``
+    and one ``evidence/<figure>.md`` per figure that measures a claim into
+    ``folder`` (default ``<store>/report``).
+
+    Parameters
+    ----------
+    store : ResultStore
+        The results of a build mode or a rerun.
+    folder : path-like, optional
+        Where to write.
+    mode : {"full", "quick", "rerun"}, optional
+        Default: the store's mode (a quick build's pages carry the banner).
+    chapters : iterable of str, optional
+        Only the claims of these chapters.
+
+    Returns
+    -------
+    dict
+        The written paths by name (``"report.md"``, ``"evidence/fig-eval-vary-eps.md"``, ...).
+    """
+    mode = store.mode if mode is None else mode
+    folder = Path(folder) if folder is not None else store.root / REPORT_DIR
+    table = evaluate(store, chapters=chapters)
+    out = {}
+    with atomic_path(folder / "claims.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    out["claims.csv"] = folder / "claims.csv"
+    out[CLAIMS_JSON] = _write(folder / CLAIMS_JSON,
+                              json.dumps(claims_json(table, mode), indent=1, ensure_ascii=False) + "\n")
+    out["report.md"] = _write(folder / "report.md", render_report(table, mode))
+    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
+    for fig in sorted(f for f in table["figure"].unique() if f):
+        out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
+    return out
+
+
+def write_book_report(mode: str, generated: str | Path | None = None) -> dict[str, Path]:
+    """The claims of a book build, for the book: ``<generated>/report/`` (see the module's docstring).
+
+    Parameters
+    ----------
+    mode : {"full", "quick"}
+        The build's mode; its store is ``<generated>/cache/<mode>``.
+    generated : path-like, optional
+        Default :func:`ldp.paths.generated_dir`.
+
+    Returns
+    -------
+    dict
+        The written paths by name.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} must be one of {MODES}")
+    base = Path(generated) if generated is not None else generated_dir()
+    return write_outputs(ResultStore.for_build(mode, base), base / REPORT_DIR, mode=mode)
+
+
+def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
+    """The claims table of a rerun, in its folder: ``claims.csv`` and ``claims.md``.
+
+    Only the claims ``chapter`` measures; the run's ``parameters.json`` (every
+    value it ran with) decides which of them its setting still covers.
+
+    Parameters
+    ----------
+    folder : path-like
+        The run's folder (``my-runs/NAME-HASH``, or ``--out``), holding
+        ``figures/`` and ``parameters.json``.
+    chapter : str
+        The chapter that ran, e.g. ``"06_evaluation"``.
+
+    Returns
+    -------
+    dict
+        ``{"claims.csv": path, "claims.md": path}``.
+    """
+    store = ResultStore.for_rerun(folder)
+    params = store.root / "parameters.json"
+    if params.is_file() and store.parameters(chapter) is None:  # a --out folder not named CHAPTER-HASH
+        store.save_parameters(chapter, json.loads(params.read_text(encoding="utf-8")))
+    table = evaluate(store, chapters=[chapter])
+    with atomic_path(store.root / "claims.csv") as tmp:
+        table.to_csv(tmp, index=False)
+    page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
+    return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
+    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
+        "Evaluate every claim of the paper against saved results and write claims.csv, claims.json, report.md, "
+        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
+    ap.add_argument("--mode", choices=MODES, default=None,
+                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
+    ap.add_argument("--book", action="store_true",
+                    help="write the book's pages, _generated/report/ (what make book does after the notebooks)")
+    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
+    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
+    args = ap.parse_args(argv)
+    if args.rerun:
+        store = ResultStore.for_rerun(args.rerun)
+        chapters = [store.root.name.rsplit("-", 1)[0]]
+    else:
+        mode = args.mode
+        if mode is None:
+            marker = generated_dir() / "MODE"
+            mode = marker.read_text().strip() if marker.is_file() else "full"
+        store, chapters = ResultStore.for_build(mode), None
+    out = generated_dir() / REPORT_DIR if args.book and not args.rerun and args.out is None else args.out
+    paths = write_outputs(store, out, chapters=chapters)
+    table = pd.read_csv(paths["claims.csv"])
+    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
+    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
+    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
+    return 0
