@@ -201,8 +201,9 @@ def test_evidence_box_nodes(evidence_ext):
 @pytest.mark.parametrize("mode", ["quick", "full"])
 def test_evidence_boxes_in_a_built_book(tmp_path, mode):
     """A small book with the project's configuration: the box follows Figure 5 and links to its report row."""
-    import minibook
     from bs4 import BeautifulSoup
+
+    import minibook
 
     book = tmp_path / "book"
     minibook.scaffold(book, ["_generated/notebooks/06_evaluation", "book/reproduction"])

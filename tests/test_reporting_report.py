@@ -205,7 +205,7 @@ def test_report_page(table):
     page = RP.render_report(table, "full")
     assert BANNER not in page
     assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page
-    for claim_id in C._BY_ID:
+    for claim_id in (c.id for c in C.CLAIMS):
         assert f"`{claim_id}`" in page
     for label in {RP.group_label(r) for _, r in table.iterrows()}:
         assert f"({label})=" in page
@@ -214,7 +214,7 @@ def test_report_page(table):
     assert "## Section 7 and after" in page and "**ours**, not the paper's" in page
     assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
     for line in page.splitlines():  # every table row has the 7 cells of the header
-        if line.startswith("| `") and line.split("`")[1] in C._BY_ID:
+        if line.startswith("| `") and line.split("`")[1] in {c.id for c in C.CLAIMS}:
             assert line.replace("\\|", "").count("|") == 8, line
     with pytest.raises(ValueError, match="mode"):
         RP.render_report(table, "paper")

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..core.dataset import Dataset
 
 __all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_label", "binomial_se",
            "run_config", "identification_table", "utility_table", "summary_value", "whole_value_report",
@@ -186,7 +189,8 @@ def identification_table(panels: Mapping[str, tuple[str, pd.DataFrame]], k: int)
                 "rank": grp["rank"].to_numpy() + 1, "frequency": ds.top_frequencies(k),
                 "sim": grp["rate"].to_numpy(), "runs": grp["runs"].to_numpy()})
             for name, kw in READINGS.items():  # eq. (5), product over the rounds
-                part[name] = identification_probability(cfg, eps, ds.frequencies, n=ds.n, **kw)
+                options: dict[str, Any] = dict(kw)
+                part[name] = identification_probability(cfg, eps, ds.frequencies, n=ds.n, **options)
             parts.append(part)
     ident = pd.concat(parts, ignore_index=True)
     ident["se"] = binomial_se(ident["analysis"], ident["runs"])
@@ -397,6 +401,7 @@ def part_ranks(protocol, dataset, k: int | None = None) -> pd.DataFrame:
     if isinstance(protocol, PEM):
         cfg = protocol.config(dataset.n)
         kept_prev, prev_len = None, 0
+        assert cfg.cand_sizes is not None  # filled in when a configuration is built
         for i, (length, size) in enumerate(zip(cfg.prefix_lengths, cfg.cand_sizes), 1):
             pre, cnt = dataset.prefix_tally(length)
             if kept_prev is not None:  # only the extensions of the kept prefixes are tested
@@ -444,7 +449,7 @@ def top_two_gap(dataset, protocol) -> dict[str, float]:
     return {"c1": c1, "c2": c2, "z": float((c1 - c2) / sd), "phi": float(stats.norm.cdf((c1 - c2) / sd))}
 
 
-def anomaly_table(data: Mapping[str, object], summary_k: pd.DataFrame | None = None, *, epsilon: float,
+def anomaly_table(data: Mapping[str, Dataset], summary_k: pd.DataFrame | None = None, *, epsilon: float,
                   query_limit: int = 2**20, pem_ks: Sequence[int] = (1, 2, 4, 8),
                   part_ks: Sequence[int] = (1,)) -> pd.DataFrame:
     """The measured causes of Figure 6's anomalies, one quantity per row (chapter 06's table ``anomalies``).

@@ -87,10 +87,10 @@ from .validation import identification_figure, utility_figure  # noqa: E402  (nb
 __all__ += ["identification_figure", "utility_figure", "method_panels", "variance_figure", "engines_figure"]
 from .evaluation_more import (  # noqa: E402
     PEM_OPTIMISED,
+    assumption_configurations,
     assumption_summary,
     claims_table,
     config_label,
-    assumption_configurations,
     design_figure,
     design_findings,
     eta_table,

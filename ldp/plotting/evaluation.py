@@ -9,6 +9,7 @@ chapter quotes, keyed by their glue names.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -196,7 +197,7 @@ def eps_findings(summary: pd.DataFrame, *, k: int, datasets: Sequence[str], epsi
                  panel_names: Mapping[str, str], aol_absent: str = "") -> dict:
     """Figure 5's numbers (glue names ``eval_*``): URL and synthetic at eps = 4, "PEM best", PEM's lead."""
     methods = ["PEM", "MCM", "SPM"]
-    out = {"eval_k_fixed": k, "eval_eps_lo": epsilons[0], "eval_eps_hi": epsilons[-1]}
+    out: dict[str, Any] = {"eval_k_fixed": k, "eval_eps_lo": epsilons[0], "eval_eps_hi": epsilons[-1]}
 
     def value(ds, meth, stat="mean"):
         return summary_value(summary, ds, meth, "epsilon", 4.0, stat=stat)
@@ -248,7 +249,7 @@ def k_findings(summary: pd.DataFrame, *, ks: Sequence[int], datasets: Sequence[s
     f1_syn = {k: summary_value(summary, "Synthetic", "PEM", "k", k) for k in ks}
     above = [k for k, f in f1_syn.items() if f >= 0.95]
     mid = [f for k, f in f1_syn.items() if 4 <= k <= 30]
-    out = {"eval_k_max": ks[-1], "eval_syn_pem_f1_k30": f1_syn.get(30, float("nan")),
+    out: dict[str, Any] = {"eval_k_max": ks[-1], "eval_syn_pem_f1_k30": f1_syn.get(30, float("nan")),
            "eval_syn_pem_f1sd_k30": summary_value(summary, "Synthetic", "PEM", "k", 30, stat="std"),
            "eval_syn_pem_f1_k1": f1_syn.get(1, float("nan")), "eval_syn_pem_f1_k2": f1_syn.get(2, float("nan")),
            "eval_syn_pem_k95": max(above) if above else 0,
@@ -295,7 +296,7 @@ def agreement_findings(sum_eps: pd.DataFrame, sum_k: pd.DataFrame, runs: pd.Data
 def variance_findings(table: pd.DataFrame, *, at: Sequence[float], repetitions: int,
                       pem_configs: Sequence) -> dict:
     """Figure 9's numbers (glue names ``eval_var*``, ``eval_pem_*``): ratios between methods and to the predictions."""
-    out = {}
+    out: dict[str, Any] = {}
     r = table.set_index(["epsilon", "protocol"])
     for e in at:
         tag = f"{e:g}".replace(".", "p")
@@ -433,6 +434,7 @@ def aol_k1_text(aol, summary_k: pd.DataFrame, *, eps: float, query_limit: int, k
     from ..protocols import PEM
 
     cfg = PEM(eps, 1, aol.m, query_limit=query_limit).config(aol.n)
+    assert cfg.predicted_f1 is not None and cfg.cand_sizes is not None  # an optimised configuration has both
     length = cfg.prefix_lengths[0]
     pv, pc = aol.prefix_tally(length)
     best = int(np.argmax(pc))

@@ -22,12 +22,14 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
+from ..analysis import PEMConfig
 from ..core.dataset import Dataset
 from .style import FULL_WIDTH, METHOD_STYLE, bar_bounds, errorbar_lines, legend_outside, series_colors
 
 __all__ = ["k_for_threshold", "threshold_table", "threshold_figure", "threshold_release_table",
            "threshold_findings", "final_round_release", "eta_table", "assumption_summary", "design_figure",
-           "design_findings", "claims_table", "config_label", "assumption_configurations", "table_view", "without_missing",
+           "design_findings", "claims_table", "config_label", "assumption_configurations", "table_view",
+           "without_missing",
            "PEM_OPTIMISED"]
 
 #: Figure 8's label of optimised PEM (panel (a) and the dashed reference of panel (b))
@@ -190,7 +192,7 @@ def config_label(config) -> str:
     return "etas=" + "-".join(map(str, config.etas))
 
 
-def assumption_summary(df8c: pd.DataFrame, chosen: Mapping[tuple[str, float], object]) -> pd.DataFrame:
+def assumption_summary(df8c: pd.DataFrame, chosen: Mapping[tuple[str, float], PEMConfig]) -> pd.DataFrame:
     """Figure 8(c)'s rows: per (assumption, ε) the configuration the optimiser chose and its measured F1.
 
     ``df8c`` holds the runs of each distinct configuration (protocol label

@@ -21,6 +21,7 @@ The rules (issue 15, "figures for the page"):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -154,7 +155,7 @@ def bar_bounds(y, err, bounds: tuple[float | None, float | None] = (None, None))
 
 
 def errorbar_lines(ax, summary: pd.DataFrame, *, x: str, y: str, err: str | None = "std", hue: str = "method",
-                   styles: Mapping[str, Mapping[str, str]] | None = None, label_fmt: str = "{}",
+                   styles: Mapping[str, Mapping[str, Any]] | None = None, label_fmt: str = "{}",
                    bounds: tuple[float | None, float | None] = (None, None), **kw) -> pd.DataFrame:
     """Plot mean ± error per ``hue`` group from a tidy summary frame.
 

@@ -10,6 +10,7 @@ the chapter quotes, keyed by their glue names.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -263,7 +264,7 @@ def configuration_findings(util: pd.DataFrame, *, n: int, bits: int) -> dict:
 
     ``n`` is the number of users and ``bits`` the bits after gamma (the centres ``n/2`` and ``bits/2``).
     """
-    out = {"validation_fig3_n": int(n)}
+    out: dict[str, Any] = {"validation_fig3_n": int(n)}
     best_g, rises, an_best = [], 0, set()
     series = _series(util, "a")
     for key, (x, sim, _sem, an) in series.items():  # (a) Observation 1: fewer rounds are better

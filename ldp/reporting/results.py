@@ -248,9 +248,9 @@ class ResultStore:
         Looked up in ``<tables>/<chapter>/parameters.json`` (written by
         :meth:`save_parameters`); then, in a rerun folder named
         ``<chapter>-HASH``, its ``parameters.json``; then, in a build's
-        store, the runner's ``manifest.json`` (what papermill was given)
-        over the notebook's defaults (and quick values in quick mode), read
-        from ``notebooks/`` by :mod:`ldp.rerun` when the source is there.
+        store, the runner's ``manifest.json``: every value the chapter ran
+        with (its defaults, quick values in quick mode, and what papermill was
+        given), which :mod:`ldp.rerun.build` records there.
         """
         own = self.tables / _check_name(chapter, "chapter") / "parameters.json"
         if own.is_file():
@@ -262,8 +262,8 @@ class ResultStore:
         if manifest.is_file():
             entry = json.loads(manifest.read_text(encoding="utf-8")).get(chapter)
             if entry is not None:
-                given = dict(entry.get("params") or {})
-                return {**_notebook_values(chapter, bool(given.get("quick", False))), **given}
+                # every value the chapter ran with (ldp.rerun.build writes them), else what papermill was given
+                return dict(entry.get("values") or entry.get("params") or {})
         return None
 
     def save_parameters(self, chapter: str, values: Mapping[str, Any]) -> Path:
@@ -284,13 +284,3 @@ def _json_default(obj):
     if isinstance(obj, Path):
         return str(obj)
     raise TypeError(f"{type(obj).__name__} is not JSON-serialisable")
-
-
-def _notebook_values(chapter: str, quick: bool) -> dict:
-    """The parameter values of notebook ``chapter`` (defaults, or quick values); empty if it cannot be read."""
-    try:
-        from ..rerun import NotebookError, find_notebook, resolve_parameters
-
-        return resolve_parameters(find_notebook(chapter), quick=quick)[0]
-    except (ImportError, OSError, ValueError, LookupError, NotebookError):
-        return {}

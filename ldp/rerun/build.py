@@ -102,11 +102,13 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
 
     notebooks = source_notebooks(only)
-    errors, params = [], {}
+    errors, params, values = [], {}, {}
     for nb in notebooks:  # every notebook's parameters (and quick marks) before running any
         try:
             notebook_parameters(nb)
             params[nb.stem] = mode_parameters(nb, quick)
+            # every value the chapter runs with (defaults < quick values < given), for the claims
+            values[nb.stem] = {**resolve_parameters(nb, quick=quick)[0], **params[nb.stem]}
         except (NotebookError, ValueError) as exc:
             errors.append(str(exc))
     if errors:
@@ -119,6 +121,7 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
         done = cache / "notebooks" / nb.name
         if not force and entry and entry.get("key") == key and done.is_file():
             results.append(Result(nb.stem, True, entry.get("seconds", 0.0), True))
+            entry["values"] = values[nb.stem]
         else:
             todo.append((nb, key))
 
@@ -150,9 +153,12 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
             results.append(Result(nb.stem, ok, seconds, False, report))
             if ok:
                 manifest[nb.stem] = {"key": key, "seconds": round(seconds, 2), "params": params[nb.stem],
-                                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                                     "values": values[nb.stem], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
                 with atomic_path(manifest_path) as tmp:
-                    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+                    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str))
+    if manifest:  # the values of the chapters that were not re-executed
+        with atomic_path(manifest_path) as tmp:
+            tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str))
     return sorted(results, key=lambda r: r.name)
 
 
