@@ -21,7 +21,7 @@ from scipy.stats import norm
 
 from ldp import analysis
 from ldp.analysis import appendix, montecarlo
-from ldp.plotting import FONT_SIZE, pem, use_style
+from ldp.plotting import FONT_SIZE, FULL_WIDTH, pem, use_style
 from ldp.reporting.results import EXTRA_TABLES, ResultStore
 
 N = 100_000
@@ -89,7 +89,7 @@ def test_readings_figure(readings):
         assert ys.min() >= 0 and ys.max() <= 1, "error bars leave [0, 1]"
     assert fig.legends
     _outside(fig, fig.legends[0], fig.axes)
-    assert fig.get_size_inches()[0] == pytest.approx(7.5)
+    assert fig.get_size_inches()[0] == pytest.approx(FULL_WIDTH)
 
 
 @pytest.fixture(scope="module")

@@ -90,9 +90,12 @@ def test_store_locations(tmp_path, monkeypatch):
 def test_store_parameters_from_the_runner_manifest(tmp_path):
     store = ResultStore.for_build("quick", tmp_path)
     store.root.mkdir(parents=True)
-    (store.root / "manifest.json").write_text(json.dumps({"07_evaluation_more": {"params": {"quick": True}}}))
-    params = store.parameters("07_evaluation_more")
-    assert params["quick"] is True and params["n_users"] == 100_000  # the notebook's quick value
+    given = {"quick": True}
+    (store.root / "manifest.json").write_text(json.dumps({"07_evaluation_more": {"params": given}}))
+    assert store.parameters("07_evaluation_more") == given  # an older manifest: what papermill was given
+    values = {"quick": True, "n_users": 100_000}  # the runner records every value the chapter ran with
+    (store.root / "manifest.json").write_text(json.dumps({"07_evaluation_more": {"params": given, "values": values}}))
+    assert store.parameters("07_evaluation_more") == values
     store.save_parameters("07_evaluation_more", {"n_users": 5})
     assert store.parameters("07_evaluation_more") == {"n_users": 5}
 

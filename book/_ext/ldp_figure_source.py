@@ -110,7 +110,7 @@ def _on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
         index = making_cell(cells, name) if cells is not None else None
         if index is not None and source:
             para += nodes.Text("Made by ")
-            if index in anchors:
+            if index in anchors and app.builder.format == "html":  # the PDF has no anchors on cells
                 para += nodes.reference(text=f"cell {index + 1}", refid=anchors[index], internal=True)
             else:
                 para += nodes.Text(f"cell {index + 1}")
@@ -122,13 +122,15 @@ def _on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
                 para += ref
             else:
                 para += nodes.literal(text=source)
-            para += nodes.Text("; plotted data: ")
-        else:
-            para += nodes.Text("Plotted data: ")
-        dl = addnodes.download_reference(refdoc=docname, reftarget=f"/_generated/figures/{name}.csv",
-                                         refexplicit=True, refdomain="", reftype="download")
-        dl += nodes.literal(text=f"{name}.csv")
-        para += dl
+        csv = Path(app.srcdir) / "_generated" / "figures" / f"{name}.csv"
+        if csv.is_file():
+            para += nodes.Text("; plotted data: " if len(para) else "Plotted data: ")
+            dl = addnodes.download_reference(refdoc=docname, reftarget=f"/_generated/figures/{name}.csv",
+                                             refexplicit=True, refdomain="", reftype="download")
+            dl += nodes.literal(text=f"{name}.csv")
+            para += dl
+        if not len(para):
+            continue
         para += nodes.Text(".")
         legend = next((c for c in fig.children if isinstance(c, nodes.legend)), None)
         if legend is None:

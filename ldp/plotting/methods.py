@@ -213,7 +213,7 @@ def plot_all_methods(bars: pd.DataFrame, protocols: Mapping, n: int):
     handles = [Patch(**_WHOLE, label="whole value, every user: " + ", ".join(f"{k} {v}" for k, v in whole.items())),
                Patch(fc=pem, alpha=0.3, ec="k", lw=0.5, label="PEM: prefix in $C_{i-1}$"),
                Patch(fc=pem, ec="k", lw=0.5, label="PEM: new bits tested")]
-    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=1, frameon=False)
     return fig, bars
 
 

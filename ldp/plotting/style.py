@@ -33,11 +33,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 __all__ = ["METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH", "HALF_WIDTH", "FONT_SIZE", "use_style",
            "method_style", "series_colors", "legend_outside", "errorbar_lines", "bar_bounds"]
 
-#: width in inches of a full-width figure as the book shows it: the page's text column in a
-#: 1280 px window is about 676 px (650 px of figure, 6.8 in at 96 px per inch), so 9 pt stays 9 pt
-FULL_WIDTH = 6.8
+#: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
+#: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
+#: saved margin of a tight bounding box stays below it, so 9 pt stays at least 9 pt on the page
+FULL_WIDTH = 6.6
 #: width of a figure shown at half the text column
-HALF_WIDTH = 3.4
+HALF_WIDTH = 3.3
 #: the smallest font size (points) on any figure, at its display width
 FONT_SIZE = 9
 

@@ -113,7 +113,7 @@ _OWN_TITLES = {
 }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)
 def paper_numbers(path: str | None = None) -> dict[str, list[dict]]:
     """The book's list of the paper's numbers (``book/_ext/paper_numbers.yml``); empty lists if absent.
 

@@ -392,12 +392,12 @@ CLAIMS: tuple[Claim, ...] = (
                "frequent over all users, which on text data is rarely the top value's."),
     Claim("fig6-mcm-small-k", "6.1", "Figure 6, section 6.1",
           r"and propose to use $k^{1.5}$ channels.",
-          "k^1.5 channels (so one channel at k = 1), utility falling with k",
+          "k·√k channels (so one channel at k = 1), utility falling with k",
           "MCM's F1 at k = 1 against k = 2, per data set",
           _m_small_k("MCM"), R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           "06_evaluation", "fig-eval-vary-k", ("figure:fig-eval-vary-k",), ("mcm", "url"),
           interpretation=(_MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="Anomaly (cause measured in chapter 06): at k = 1, k^1.5 channels round up to one, which holds "
+          note="Anomaly (cause measured in chapter 06): at k = 1, k·√k channels round up to one, which holds "
                "every value; the per-block majority mixes patterns of different values."),
     Claim("s423-prefix-mass", "4.2.3", "eq. (5), assumption",
           r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",

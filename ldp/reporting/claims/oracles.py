@@ -13,15 +13,15 @@ __all__ = ["CLAIMS"]
 # section 2: frequency oracles (chapter 01)
 # =========================================================================== #
 def _m_grr_p(store):
-    return _one("GRR p at ε = ln 49, d = 2^16", _quantity(store, "grr_p_eps_ln49_d65536"), 0.00075)
+    return _one("GRR p at ε = ln 49, d = 65,536", _quantity(store, "grr_p_eps_ln49_d65536"), 0.00075)
 
 
 def _m_grr_var(store):
-    return _one("GRR variance / n at ε = ln 49, d = 2^16", _quantity(store, "grr_var_per_n_eps_ln49_d65536"), 28.5)
+    return _one("GRR variance / n at ε = ln 49, d = 65,536", _quantity(store, "grr_var_per_n_eps_ln49_d65536"), 28.5)
 
 
 def _m_olh_std(store):
-    return _one("OLH standard deviation / √n at e^ε = 10", _quantity(store, "olh_std_per_sqrt_n_e10"), 0.7)
+    return _one("OLH standard deviation / √n at exp(ε) = 10", _quantity(store, "olh_std_per_sqrt_n_e10"), 0.7)
 
 
 def _m_olh_nmin(store):
@@ -84,7 +84,7 @@ CLAIMS: tuple[Claim, ...] = (
     # ---------------------------------------------------------------- section 2
     Claim("s2-grr-example-p", "2.2.1", "GRR example",
           r"we have $p=\frac{49}{65584} \approx 0.00075$",
-          "p ≈ 0.00075 at ε = ln 49, d = 2^16", "GRR's p from the library against the printed value",
+          "p ≈ 0.00075 at ε = ln 49, d = 65,536", "GRR's p from the library against the printed value",
           _m_grr_p, R.WithinTolerance(R.printed_tolerance("0.00075"), _PRINTED),
           "01_frequency_oracles", None, ("table:01_frequency_oracles/oracle-examples",)),
     Claim("s2-grr-example-var", "2.2.1", "eq. (1), example",
@@ -92,12 +92,12 @@ CLAIMS: tuple[Claim, ...] = (
           "Var ≈ 28.5 n", "eq. (1) from the library, divided by n",
           _m_grr_var, R.WithinTolerance(R.printed_tolerance("28.5"), _PRINTED),
           "01_frequency_oracles", None, ("table:01_frequency_oracles/oracle-examples",)),
-    Claim("s2-olh-dprime-optimal", "2.2.2", "OLH, d' = e^ε + 1",
+    Claim("s2-olh-dprime-optimal", "2.2.2", "OLH, d' = exp(ε) + 1",
           r"it is found that the optimal choice of $d'$ is $e^\epsilon+1$",
-          "d' = e^ε + 1 minimises OLH's variance",
-          "Var(d') / Var(e^ε + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
+          "d' = exp(ε) + 1 minimises OLH's variance",
+          "Var(d') / Var(exp(ε) + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
           _m_dprime_optimal,
-          R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = e^ε + 1)"),
+          R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = exp(ε) + 1)"),
           "01_frequency_oracles", "fig-oracles-variance-dprime", ("figure:fig-oracles-variance-dprime",),
           interpretation=("the-integer-d",)),
     Claim("s2-grr-vs-olh", "2.2.2", "eq. (1) against eq. (3)",
@@ -109,7 +109,7 @@ CLAIMS: tuple[Claim, ...] = (
           "01_frequency_oracles", "fig-oracles-variance-dprime", ("figure:fig-oracles-variance-dprime",)),
     Claim("s2-olh-std-example", "2.2.2", "eq. (3), example",
           r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
-          "std ≈ 0.7 √n at e^ε = 10", "√(eq. (3) / n) from the library",
+          "std ≈ 0.7 √n at exp(ε) = 10", "√(eq. (3) / n) from the library",
           _m_olh_std, R.WithinTolerance(R.printed_tolerance("0.7"), _PRINTED),
           "01_frequency_oracles", None, ("table:01_frequency_oracles/oracle-examples",),
           interpretation=("5-section-22-oracle-parameters",)),

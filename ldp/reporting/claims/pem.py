@@ -121,7 +121,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("s4-opt-max-eta", "4.3", "optimal configuration",
           r"where $\eta$ is the maximal integer such that the total number of queries",
           "η the largest within the query limit", "largest η[i] of optimize_pem's choice against the largest η "
-                                                  "the 2^20 query limit allows",
+                                                  "the query limit of 1,048,576 allows",
           _m_opt_max_eta, R.WithinTolerance(R.COUNT_TOL, "a count of bits"),
           "03_pem", "fig-pem-optimizer", ("figure:fig-pem-optimizer",), interpretation=(_OPT, _COMP),
           setting={"query_limit": 2 ** 20},
