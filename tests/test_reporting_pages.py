@@ -282,3 +282,16 @@ def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
     v.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
     t = RP.evaluate(ResultStore(root), [C.get_claim("fig9-complies-var-olh"), C.get_claim("fig9-mcm-below-spm")])
     assert (t["verdict"] == R.NOT_TESTABLE).all() and t["explanation"].str.contains("3 runs").all()
+
+
+def test_no_caret_powers_left_in_the_pages(tmp_path):
+    """x^y in plain text shows as TeX in the book (tests/test_book_browser.py): the pages write powers as math."""
+    assert RP.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
+    assert RP.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
+    table = RP.evaluate(ResultStore(FIXTURE, mode="full"))
+    data = PG.claims_json(table, "full")
+    for text in (RP.render_report(table, "full"), RP.render_scorecard(table, "full"),
+                 json.dumps([{k: r[k] for k in ("paper", "measured", "explanation", "ref")} for r in data["rows"]],
+                            ensure_ascii=False)):
+        plain = re.sub(r"\$[^$]*\$|`[^`]*`", "", text)
+        assert not re.findall(r".{20}\S\^\S.{20}", plain)

@@ -118,14 +118,14 @@ def evidence_box(number: str, rows: list[dict], *, quick: bool, docname: str = "
     items = nodes.bullet_list()
     for row in rows:
         who = "Ours (not the paper's)" if row.get("ours") else "The paper"
-        where = f" (§{row['section']}, {row['ref']}): “"
         item = nodes.list_item()
-        item += _para(nodes.strong(who, who), where, inline(row.get("quote", "")), "”")
+        item += _para(nodes.strong(who, who), f" (§{row['section']}, ", inline(str(row.get("ref", ""))), "): “",
+                      inline(row.get("quote", "")), "”")
         measured = row.get("measured") or "nothing measured"
         item += _para(nodes.strong("We measure: ", "We measure: "), inline(measured))
         verdict = str(row.get("verdict", ""))
-        item += _para(nodes.strong("Verdict: ", "Verdict: "), nodes.emphasis(verdict, verdict),
-                      f" ({row.get('explanation') or ''}); see the ", _row_link(row, docname, linkable), ".")
+        item += _para(nodes.strong("Verdict: ", "Verdict: "), nodes.emphasis(verdict, verdict), " (",
+                      inline(row.get("explanation") or ""), "); see the ", _row_link(row, docname, linkable), ".")
         items += item
     box += items
     return box

@@ -38,7 +38,7 @@ import pandas as pd
 
 from ..paths import atomic_path, generated_dir
 from .claims import FIGURE_TITLES, display_quote
-from .report import evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
+from .report import caret_math, evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
 from .results import MODES, ResultStore
 
 __all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report",
@@ -80,6 +80,9 @@ def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
     rows = []
     for _, r in table.iterrows():
         row = {k: _plain(r[k]) for k in _JSON_FIELDS if k in r.index}
+        for k in ("paper", "measured", "explanation", "note", "ref"):  # x^y as math, as on the report page
+            if isinstance(row.get(k), str):
+                row[k] = caret_math(row[k])
         row["quote"] = display_quote(r["quote"])
         row["label"] = group_label(r)
         rows.append(row)

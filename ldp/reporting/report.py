@@ -43,7 +43,7 @@ from .results import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
            "quick_banner", "group_label", "largest_differences", "verdict_counts", "NOT_COVERED", "REPORT_DOC",
-           "COLUMNS", "SECTIONS", "SCALE"]
+           "COLUMNS", "SECTIONS", "SCALE", "caret_math"]
 
 #: the parameters that only set the size of a run (users): a quick build shrinks them on purpose, so there they
 #: do not make a claim "not covered" (its row says the size it ran at); a rerun that changes them does
@@ -223,11 +223,29 @@ def _check_mode(mode: str | None) -> None:
         raise ValueError(f"mode={mode!r} must be 'full', 'quick', 'rerun' or None")
 
 
+_GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
+_CARET = re.compile(r"(?<![\w.])([A-Za-z0-9.]+|\([^()]*\))\^([A-Za-z0-9.εηθγ]+)")
+
+
+def caret_math(text: str) -> str:
+    """Powers written with a caret in plain text (``2^16``, ``e^ε``) as inline math (``$2^{16}$``).
+
+    Spans already in ``$...$`` are left as they are.  Plain ``x^y`` would show as TeX in the book.
+    """
+    pieces = str(text).split("$")
+    if len(pieces) % 2 == 0:  # unbalanced: leave it
+        return str(text)
+    for i in range(0, len(pieces), 2):
+        pieces[i] = _CARET.sub(lambda m: "$" + "".join(_GREEK.get(ch, ch) for ch in m.group(1)) + "^{"
+                               + "".join(_GREEK.get(ch, ch) for ch in m.group(2)) + "}$", pieces[i])
+    return "$".join(pieces)
+
+
 def _cell(text) -> str:
-    """Text safe for a Markdown table cell: one line, pipes escaped."""
+    """Text safe for a Markdown table cell: one line, pipes escaped, powers as math (:func:`caret_math`)."""
     if text is None or (isinstance(text, float) and math.isnan(text)):
         return ""
-    return re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip()
+    return caret_math(re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip())
 
 
 def _major(section: str) -> str:
