@@ -192,20 +192,20 @@ def plot_all_methods(bars: pd.DataFrame, protocols: Mapping, n: int):
         _draw_groups(ax, bars[bars.method == name], m)
     _draw_mcm(ax_c, bars[bars.method == "MCM"], m)
     S, M = protocols["Strawman"], protocols["MCM"]
-    ax_a.set_title(f"(a) Strawman: users partitioned into\nC({S.segments},1) = {groups['Strawman']} groups, "
+    ax_a.set_title(f"(a) Strawman: users partitioned into\nC({S.segments},1) = {groups['Strawman']} groups,\n"
                    "each reporting one segment")
     sizes = "·".join(map(str, S.top_sizes))
     ax_a.set_xlabel("bit position\ncandidates: $C_1\\times\\cdots\\times C_{" + str(S.segments)
                     + f"}}$\n= {sizes} = {math.prod(S.top_sizes):,} values")
-    ax_b.set_title(f"(b) SPM: users partitioned into\nC({protocols['SPM'].segments},2) = {groups['SPM']} groups, "
+    ax_b.set_title(f"(b) SPM: users partitioned into\nC({protocols['SPM'].segments},2) = {groups['SPM']} groups,\n"
                    "each reporting a pair of segments")
     ax_b.set_xlabel(f"bit position\ncandidates: values all of whose\n{len(protocols['SPM'].pairs)} segment pairs "
                     "are frequent")
-    ax_c.set_title(f"(c) MCM: users partitioned into {groups['MCM']} groups,\neach reporting one bit on multiple "
+    ax_c.set_title(f"(c) MCM: users partitioned into\n{groups['MCM']} groups, each reporting\none bit on multiple "
                    "channels")
     ax_c.set_xlabel(f"bit position = user group $\\ell$\ncandidates: one per channel, at most {M.channels} values")
     cfg = protocols["PEM"].config(n)
-    ax_d.set_title(f"(d) PEM: users partitioned into {groups['PEM']} groups,\neach reporting a prefix")
+    ax_d.set_title(f"(d) PEM: users partitioned into\n{groups['PEM']} groups,\neach reporting a prefix")
     ax_d.set_xlabel(f"bit position\ncandidates: $D_1 = \\{{0,1\\}}^{{{cfg.prefix_lengths[0]}}}$, "
                     f"$D_i = C_{{i-1}}\\times\\{{0,1\\}}^{{{cfg.etas[1]}}}$;\nthe last group is the final test")
     whole = bars[bars.bar == "whole value"].groupby("method", sort=False).budget.first()

@@ -41,14 +41,13 @@ Extra tables the chapters must save for the claims
     evaluation ran on (users, distinct values) and the frequency of its 16th
     most frequent value.
 ``06_evaluation/anomalies``
-    Columns ``anomaly, dataset, protocol, k, round, rank, capacity`` (more
-    columns are kept but not read): the measured causes of the anomalies of
-    Figures 5 and 6, one row per (anomaly, data set, protocol, k, round):
-    ``rank`` is the rank of the true top-k value's part (PEM: its prefix of
-    that round; SPM: its segment pattern) in the **true** tally of those parts,
-    ``capacity`` how many the protocol keeps there (PEM: ``|C_i|``; SPM:
-    ``k``).  ``rank > capacity`` is a deterministic miss.  ``anomaly`` is a
-    short name, e.g. ``"prefix mass"``.
+    Columns ``dataset, protocol, k, quantity, value`` (long format, written by
+    :func:`ldp.experiments.summary.anomaly_table`): the measured causes of the
+    anomalies of Figures 5 and 6 on the exact counts of the grid's data sets.
+    The prefix-mass claim reads, for PEM, ``kept_part1`` (``|C_1|``) and
+    ``rank_part1_top<j>`` (the rank of the j-th value's prefix in round 1's
+    true tally; ``rank > |C_1|`` is a deterministic miss); the SPM/MCM notes
+    read ``parts`` and ``parts_missed_top1``.
 ``07_evaluation_more/threshold-release``
     Columns ``panel, protocol, epsilon, threshold, released_mean, true_count``:
     the mean number of values each protocol of Figure 7 releases and the number
@@ -87,9 +86,9 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
     "06_evaluation": {
         "datasets": (("dataset", "n", "n_distinct", "f_16"),
                      "users, distinct values and 16th largest frequency of each evaluation data set"),
-        "anomalies": (("anomaly", "dataset", "protocol", "k", "round", "rank", "capacity"),
-                      "the measured causes of Figures 5/6's anomalies: rank of a top-k value's prefix or "
-                      "pattern in the true tally against how many the protocol keeps"),
+        "anomalies": (("dataset", "protocol", "k", "quantity", "value"),
+                      "the measured causes of Figures 5/6's anomalies on the exact counts: rank of a top-k "
+                      "value's prefix or pattern in the true tally against how many the protocol keeps"),
     },
     "07_evaluation_more": {
         "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count"),

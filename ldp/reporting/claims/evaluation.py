@@ -194,17 +194,34 @@ def _m_small_k(protocol: str):
     return measure
 
 
-#: the columns of 06_evaluation/anomalies the prefix-mass claim reads (see ldp.reporting.results)
+#: the columns of 06_evaluation/anomalies as chapter 06 saves them (one measured quantity per row;
+#: :func:`ldp.experiments.summary.anomaly_table`)
+ANOMALY_LONG = ("dataset", "protocol", "k", "quantity", "value")
+#: the columns the prefix-mass claim reads, one row per (data set, k, round, top value)
 ANOMALY_COLUMNS = ("anomaly", "dataset", "protocol", "k", "round", "rank", "capacity")
 
 
-def _anomalies(store) -> pd.DataFrame:
+def _anomaly_long(store) -> pd.DataFrame:
     t = _table(store, "06_evaluation", "anomalies")
-    missing = [c for c in ANOMALY_COLUMNS if c not in t.columns]
+    missing = [c for c in ANOMALY_LONG if c not in t.columns]
     if missing:
-        raise MissingInput(f"06_evaluation/anomalies lacks the column(s) {missing} "
-                           f"(it has {list(t.columns)})")
+        raise MissingInput(f"06_evaluation/anomalies lacks the column(s) {missing} (it has {list(t.columns)})")
     return t
+
+
+def _anomalies(store) -> pd.DataFrame:
+    """PEM's round-1 ranks against |C_1|: the chapter's ``rank_part1_top<j>`` and ``kept_part1`` rows."""
+    t = _anomaly_long(store)
+    rows = []
+    for (ds, proto, k), g in t.groupby(["dataset", "protocol", "k"], sort=False):
+        q = dict(zip(g["quantity"], g["value"]))
+        if "kept_part1" not in q:
+            continue
+        for name, rank in q.items():
+            if str(name).startswith("rank_part1_top"):
+                j = int(str(name).removeprefix("rank_part1_top"))
+                rows.append((f"top {j}", ds, proto, int(k), 1, float(rank), float(q["kept_part1"])))
+    return pd.DataFrame(rows, columns=list(ANOMALY_COLUMNS))
 
 
 def _anomaly_note(store, protocol: str) -> str:
@@ -212,15 +229,22 @@ def _anomaly_note(store, protocol: str) -> str:
     if not store.has("06_evaluation", "anomalies"):
         return ""
     try:
+        long = _anomaly_long(store)
         t = _anomalies(store)
     except MissingInput:
         return ""
-    t = t[(t["protocol"] == protocol) & (t["rank"] > t["capacity"])]
-    if t.empty:
-        return ""
-    parts = [f"{r.dataset}, k = {int(r.k)}, round {int(r.round)}: the top value's part ranks {int(r.rank)} of "
-             f"the true tally, {int(r.capacity)} kept" for r in t.head(4).itertuples()]
-    return "; measured cause: " + "; ".join(parts)
+    parts = []
+    if protocol == "PEM":
+        t = t[(t["protocol"] == protocol) & (t["rank"] > t["capacity"])]
+        parts = [f"{r.dataset}, k = {int(r.k)}, round {int(r.round)}: the {r.anomaly} value's prefix ranks "
+                 f"{int(r.rank)} in the true tally, {int(r.capacity)} kept" for r in t.head(4).itertuples()]
+    else:
+        for (ds, k), g in long[long["protocol"] == protocol].groupby(["dataset", "k"], sort=False):
+            q = dict(zip(g["quantity"], g["value"]))
+            if q.get("parts_missed_top1", 0) > 0 and "parts" in q:
+                parts.append(f"{ds}, k = {int(k)}: the top value's pattern is not the one kept in "
+                             f"{int(q['parts_missed_top1'])} of {int(q['parts'])} parts")
+    return "; measured cause: " + "; ".join(parts) if parts else ""
 
 
 def _m_prefix_mass(store):
