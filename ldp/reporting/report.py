@@ -386,10 +386,8 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REP
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        :func:`evaluate`'s table.
-    mode : {"full", "quick", "rerun", None}
-        The build mode; "quick" adds the small-sample banner.
+    table, mode
+        As for :func:`render_report` (the claims table; the build mode, "quick" adding the banner).
     report : str
         The report page's document name (a ``{doc}`` target).
 

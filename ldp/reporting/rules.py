@@ -318,6 +318,11 @@ class OrderingHolds(Rule):
 # --------------------------------------------------------------------------- #
 # 4. monotone in a parameter
 # --------------------------------------------------------------------------- #
+def _series_points(measurement: pd.DataFrame, rule: str) -> pd.DataFrame:
+    """The ``series, x, y, se`` points of a measurement with both coordinates (checked for ``rule``)."""
+    return _check_columns(measurement, ("series", "x", "y", "se"), rule).dropna(subset=["x", "y"])
+
+
 @dataclass(frozen=True)
 class Monotone(Rule):
     """Each series moves in one direction as ``x`` grows, steps within noise allowed.
@@ -355,7 +360,7 @@ class Monotone(Rule):
                 f"an earlier one by more than {self.t:g} standard errors of their difference")
 
     def decide(self, measurement: pd.DataFrame) -> Decision:
-        m = _check_columns(measurement, ("series", "x", "y", "se"), "Monotone").dropna(subset=["x", "y"])
+        m = _series_points(measurement, "Monotone")
         if m.empty:
             return not_testable("no series")
         sign = 1.0 if self.direction == "increasing" else -1.0
@@ -426,7 +431,7 @@ class ArgmaxAt(Rule):
                 f"of the series' maximum")
 
     def decide(self, measurement: pd.DataFrame) -> Decision:
-        m = _check_columns(measurement, ("series", "x", "y", "se"), "ArgmaxAt").dropna(subset=["x", "y"])
+        m = _series_points(measurement, "ArgmaxAt")
         if m.empty:
             return not_testable("no series")
         n_series, passed, argmaxes, missing, short = 0, 0, [], 0, []
