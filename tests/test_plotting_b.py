@@ -182,10 +182,10 @@ def test_engines_figure_data_and_rng():
     plt.close("all")
 
 
-def test_compact_table_has_flat_headers_and_no_scientific_notation():
+def test_wide_table_has_flat_headers_and_no_scientific_notation():
     table = pd.DataFrame({"protocol": ["PEM", "MCM"] * 2, "epsilon": [1.0, 1.0, 2.0, 2.0],
                           "var_mean": [1.234e6, 2.5e6, 3.3e5, 9.9e5], "obs/pred": [0.98765, 1.2, 0.5, 1.0]})
-    out = ev.compact_table(table, {"var_mean": "Var (10⁶)", "obs/pred": "÷ eq. (3)"}, scales={"var_mean": 1e6})
+    out = ev.wide_table(table, {"var_mean": "Var (10⁶)", "obs/pred": "÷ eq. (3)"}, scales={"var_mean": 1e6})
     assert list(out.columns) == ["PEM Var (10⁶)", "PEM ÷ eq. (3)", "MCM Var (10⁶)", "MCM ÷ eq. (3)"]
     assert out.loc[1.0, "PEM Var (10⁶)"] == "1.23" and out.loc[1.0, "PEM ÷ eq. (3)"] == "0.988"
     assert not out.apply(lambda c: c.str.contains("e[+-]", regex=True)).any().any()

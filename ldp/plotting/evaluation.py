@@ -17,10 +17,11 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ..experiments.summary import predicted_variance, summary_value
 from .style import FULL_WIDTH, errorbar_lines, legend_outside, method_style, use_style
+from .tables import format_number
 
 __all__ = ["method_panels", "variance_figure", "engines_figure", "variance_table", "eps_findings", "k_findings",
            "agreement_findings", "variance_findings", "engine_findings", "aol_findings", "anomaly_findings",
-           "compact_table", "aol_k1_text"]
+           "wide_table", "aol_k1_text"]
 
 
 def _subplots(nrows: int, ncols: int, width: float, height: float, **kw):
@@ -173,24 +174,20 @@ def engines_figure(runs_ref: pd.DataFrame, check: pd.DataFrame, protocols: Seque
     return fig, pd.concat(data, ignore_index=True)
 
 
-def compact_table(table: pd.DataFrame, columns: Mapping[str, str], *, index: str = "epsilon", by: str = "protocol",
-                  scales: Mapping[str, float] | None = None) -> pd.DataFrame:
+def wide_table(table: pd.DataFrame, columns: Mapping[str, str], *, index: str = "epsilon", by: str = "protocol",
+               scales: Mapping[str, float] | None = None) -> pd.DataFrame:
     """A wide table for the page: ``index`` rows, one column per (``by`` value, quantity), 3 significant digits.
 
     ``columns`` maps the table's columns to their short names (e.g. ``{"var_mean": "Var (10⁶)"}``),
     ``scales`` divides a column first (e.g. ``{"var_mean": 1e6}``).  The cells are text: 3
-    significant digits without scientific notation, flat one-row headers.
+    significant digits (:func:`ldp.plotting.tables.format_number`), flat one-row headers.
     """
     scaled = table.assign(**{c: table[c] / s for c, s in (scales or {}).items()})
     wide = scaled.set_index([index, by])[list(columns)].rename(columns=columns).unstack(by)
     order = list(dict.fromkeys(table[by]))
     wide = wide[[(c, b) for b in order for c in columns.values()]]
     wide.columns = [f"{b} {c}" for c, b in wide.columns]
-
-    def fmt(v):
-        return "" if v != v else f"{v:,.0f}" if abs(v) >= 100 else f"{float(f'{v:.3g}'):g}"
-
-    return wide.map(fmt)
+    return wide.map(format_number)
 
 
 def eps_findings(summary: pd.DataFrame, *, k: int, datasets: Sequence[str], epsilons: Sequence[float],

@@ -25,6 +25,7 @@ from scipy import stats
 from ..analysis import PEMConfig
 from ..core.dataset import Dataset
 from .style import FULL_WIDTH, METHOD_STYLE, bar_bounds, errorbar_lines, legend_outside, series_colors
+from .tables import compact_table
 
 __all__ = ["k_for_threshold", "threshold_table", "threshold_figure", "threshold_release_table",
            "threshold_findings", "final_round_release", "eta_table", "assumption_summary", "design_figure",
@@ -318,27 +319,18 @@ def claims_table(fig7: Mapping, fig8: Mapping) -> pd.DataFrame:
     return claims
 
 
-def _number(value, digits: int) -> str:
-    if isinstance(value, float):
-        return f"{value:,.0f}" if abs(value) >= 10**digits else f"{value:.{digits}g}"
-    return str(value)
-
-
 def table_view(frame: pd.DataFrame, *, digits: int = 3):
-    """A result table as the page shows it: one header row, ``digits`` significant digits, no scientific notation.
+    """A result table as the page shows it: :func:`~ldp.plotting.tables.compact_table`, index levels as columns.
 
-    Named index levels become columns (no empty header rows), the index is
-    hidden, floats get ``digits`` significant digits (thousands separated at
-    and above ``10**digits``) and missing values are blank.
+    Named index levels become columns (no empty header rows) and the index is
+    hidden; numbers as :func:`ldp.plotting.tables.format_number` prints them.
 
     Returns
     -------
     pandas.io.formats.style.Styler
     """
     flat = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
-    flat = flat.rename_axis(columns=None)
-    flat.columns = [" ".join(map(str, c)).strip() if isinstance(c, tuple) else str(c) for c in flat.columns]
-    return flat.style.hide(axis="index").format(lambda v: _number(v, digits), na_rep="")
+    return compact_table(flat.rename_axis(columns=None), digits=digits)
 
 
 def assumption_configurations(s8c: pd.DataFrame) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from .. import values as V
 from ..analysis import appendix, candidate_configs, evaluate_configs
 from ..analysis.config import PEMConfig, default_gamma
 from .style import FULL_WIDTH, bar_bounds, legend_outside, series_colors
+from .tables import TABLE_CSS
 
 __all__ = ["compact", "rounds_table", "config_facts", "config_table", "readings_table", "readings_figure",
            "optimizer_frame", "optimizer_figure", "prop1_figure"]
@@ -44,7 +45,7 @@ def compact(frame: pd.DataFrame, formats: Mapping[str, str] | None = None, *, pr
     ``formats`` maps columns to format strings (e.g. ``{"n[i]": "{:,d}"}``).
     Returns a pandas Styler.
     """
-    styler = frame.style.set_table_styles([dict(selector="th, td", props=[("padding", "2px 10px")])])
+    styler = frame.style.set_table_styles(TABLE_CSS)
     return styler.hide(axis="index").format(precision=precision).format(dict(formats or {}))
 
 
