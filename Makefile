@@ -80,7 +80,10 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 	@echo "[setup] pip: the $$(grep -c '==' requirements.txt) pinned packages of requirements.txt into $(VENV)" \
 	    "(numpy, scipy, numba, pandas, papermill, jupyter-book, pytest, ...; only missing or changed ones are installed)"
 	@$(PIP_INSTALL_V) -r requirements.txt 2>&1 | $(PIP_FILTER)
-	@echo "[setup] pip: the ldp package itself, editable (pip install -e .)"
+	@echo "[setup] pip: the package itself, editable (pip install -e .: distribution ldp-heavy-hitters, import ldp)"
+	@# a distribution named "ldp" here is either this package under its old name (before 0.2.0) or
+	@# PyPI's unrelated ldp, which is also imported as ldp: either would shadow this one
+	@$(PY) -m pip uninstall --disable-pip-version-check -y -q ldp 2>/dev/null || true
 	@$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@echo "[setup] registering the Jupyter kernel 'ldp' (this venv's Python) for the notebooks"
 	@$(PY) -m ldp kernel >/dev/null  # ldp.rerun.ensure_kernel: the one kernel installation
