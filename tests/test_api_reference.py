@@ -242,14 +242,22 @@ def test_every_chapter_code_name_that_is_public_links():
 
 
 def _public(dotted: str) -> bool:
-    """Is the dotted name a public name (or a member of one) of ldp?"""
+    """Is the dotted name a public function, class or constant of ldp, or a documented member of one?
+
+    ``ldp.oracles.OLH.support`` is; a module (``ldp.oracles``) or anything inside a submodule
+    that is not public (``ldp.oracles.hr.max_epsilon``) is not.
+    """
     parts = dotted.split(".")
     for cut in range(len(parts), 1, -1):
-        modname = ".".join(parts[:cut - 1])
-        if modname in ldp_api.public_modules() and parts[cut - 1] in ldp_api.public_names(modname):
-            obj = getattr(importlib.import_module(modname), parts[cut - 1])
+        modname, name = ".".join(parts[:cut - 1]), parts[cut - 1]
+        if modname in ldp_api.public_modules() and name in ldp_api.public_names(modname):
+            obj = getattr(importlib.import_module(modname), name)
+            if isinstance(obj, types.ModuleType):
+                return False
             for part in parts[cut:]:
+                if part.startswith("_") or not inspect.isclass(obj):
+                    return False
                 obj = getattr(obj, part, None)
-            return obj is not None and not isinstance(obj, types.ModuleType | property) and bool(
-                getattr(obj, "__doc__", None)) and not parts[-1].startswith("_")
+            func = obj.fget if isinstance(obj, property) else obj
+            return obj is not None and (cut == len(parts) or bool(getattr(func, "__doc__", None)))
     return False

@@ -226,7 +226,7 @@ def test_cite_page_shows_the_generated_bibtex(cff: dict):
         assert expected in text, f"cite page lacks the BibTeX of {where}:\n{expected}"
     assert "YourReferenceHere" not in text
     # this copy: the commit and version of the build (build-info.json, written by the same build)
-    info = json.loads((page.parents[2] / "build-info.json").read_text(encoding="utf-8"))
+    info = json.loads((page.parents[1] / "build-info.json").read_text(encoding="utf-8"))
     copy = re.search(r"@software\{ldp_this_copy,.*?\n\}", text, re.S)
     assert copy, "cite page lacks the BibTeX of this copy (key ldp_this_copy)"
     assert f"version = {{{info['version']}}}" in re.sub(r" +", " ", copy.group(0))

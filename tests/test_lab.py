@@ -243,7 +243,7 @@ def test_binder_post_build_does_what_make_setup_does():
 
 def test_colab_cell_installs_what_make_setup_installs():
     page = (ROOT / "book" / "rerun.md").read_text(encoding="utf-8")
-    cell = re.search(r"```python\n(.*?git clone.*?)```", page, re.S)
+    cell = re.search(r"```ipython3\n(.*?git clone.*?)```", page, re.S)
     assert cell, "book/rerun.md lacks the Colab cell"
     lines = [line.strip() for line in cell.group(1).splitlines()]
     assert lines[0].startswith(f"!git clone --depth 1 {REPO} ")
