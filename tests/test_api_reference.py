@@ -153,12 +153,12 @@ def test_a_new_undocumented_name_is_caught(monkeypatch):
     precision_at_k.__module__ = "ldp.metrics"
     monkeypatch.setattr(ldp.metrics, "precision_at_k", precision_at_k, raising=False)
     monkeypatch.setattr(ldp.metrics, "__all__", [*ldp.metrics.__all__, "precision_at_k"])
-    ldp_api._exporters.cache_clear()
+    ldp_api.exporters.cache_clear()
     try:
         assert ldp_api.undocumented() == ["ldp.metrics.precision_at_k"]
     finally:
         monkeypatch.undo()
-        ldp_api._exporters.cache_clear()
+        ldp_api.exporters.cache_clear()
 
 
 def test_home_is_the_defining_module():

@@ -112,7 +112,7 @@ def public_names(modname: str) -> list[str]:
 
 
 @cache
-def _exporters() -> dict[str, list[str]]:
+def exporters() -> dict[str, list[str]]:
     """name -> the public modules whose ``__all__`` lists it, lowest layer first."""
     found: dict[str, list[str]] = {}
     for modname in reversed(public_modules()):
@@ -126,7 +126,7 @@ def home(modname: str, name: str) -> str:
     obj = getattr(importlib.import_module(modname), name)
     if inspect.ismodule(obj):
         return obj.__name__
-    same = [m for m in _exporters().get(name, [modname])
+    same = [m for m in exporters().get(name, [modname])
             if getattr(importlib.import_module(m), name, _MISSING) is obj]
     defined_in = getattr(obj, "__module__", None) if (inspect.isclass(obj) or inspect.isroutine(obj)) else None
     if isinstance(defined_in, str):
