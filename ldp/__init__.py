@@ -46,7 +46,8 @@ from .values import decode, encode
 
 _configure_numba_cache()  # an installed package keeps numba's kernel cache out of site-packages
 
-__version__ = "0.1.0"
+#: the package's version: the same in pyproject.toml, CITATION.cff, .zenodo.json and CHANGELOG.md
+__version__ = "0.2.0"
 
 # public name -> module that defines it (imported on first use)
 _LAZY = {

@@ -79,6 +79,7 @@ def n_chunks(m: int) -> int:
 
 
 def value_width_error(name: str, m: int) -> ValueError:
+    """The error for an array ``name`` holding a value of more than ``m`` bits (returned, not raised)."""
     return ValueError(f"{name} must hold values in [0, 2**{m}) (m = {m} bits); found a wider value")
 
 
@@ -389,6 +390,16 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
     ------
     ValueError
         A string longer than ``nbytes`` bytes (UTF-8) and ``truncate=False``.
+
+    Examples
+    --------
+    >>> values = encode(["google", "yahoo"], nbytes=6)       # m = 48 bits
+    >>> values.dtype, len(values)
+    (dtype('uint64'), 2)
+    >>> decode(values, nbytes=6)
+    ['google', 'yahoo']
+    >>> prefix(values, 48, 8) == encode(["g", "y"], nbytes=1)  # the first byte is the 8-bit prefix
+    array([ True,  True])
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or not 1 <= nbytes <= MAX_BITS // 8:
         raise ValueError(f"nbytes must be an integer in [1, {MAX_BITS // 8}], got {nbytes!r}")

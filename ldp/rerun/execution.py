@@ -25,7 +25,9 @@ from .parameters import ParameterError
 __all__ = ["KERNEL_NAME", "KERNEL_DISPLAY_NAME", "SHOW_FIGURES_ENV", "PROGRESS_ENV", "venv_jupyter_dir",
            "ensure_kernel", "kernel_env", "papermill_command", "error_report", "duration_text", "execute"]
 
+#: name of the Jupyter kernel the notebooks run with (this environment's Python; :func:`ensure_kernel`)
 KERNEL_NAME = "ldp"
+#: the kernel's name as Jupyter's menus show it
 KERNEL_DISPLAY_NAME = "Python 3 (ldp)"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CELL_LINE = re.compile(r"Executing Cell (\d+)")
