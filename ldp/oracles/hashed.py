@@ -27,6 +27,12 @@ class SeededReports(Reports):
     public_fields = ("seed",)
     seed = report_array("seed", "``uint64`` seed of each user's hash function (:mod:`ldp.oracles.hashing`).")
 
+    def _check_seed(self) -> None:
+        """Raise unless ``seed`` is a 1-D ``uint64`` array (for subclasses that write their own ``_validate``)."""
+        problem = SEED_FIELD.problem(self.kind, self._arrays["seed"])
+        if problem:
+            raise ValueError(problem)
+
 
 class SymbolReports(SeededReports):
     """Reports ``(seed, y)``: each user's hash seed and one output symbol ``y`` in ``[0, size)``.

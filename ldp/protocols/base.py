@@ -71,12 +71,15 @@ class HeavyHitterProtocol(ABC):
     Notes
     -----
     The deployment split: the server makes and publishes a :class:`~ldp.core.Plan`
-    (:meth:`plan`); users privatize their values with it, in batches of any
-    size (:meth:`privatize` with ``plan=`` and ``users=``); the server merges
-    the batches (:meth:`~ldp.core.ProtocolReports.concat`) and aggregates them
-    (:meth:`aggregate`).  :meth:`run` does all of it in one call, with either
-    engine (:mod:`ldp.engines`).  A subclass writes its aggregation once,
-    against :class:`ldp.engines.SupportSource` (``_aggregate``).
+    (:meth:`plan`); each device sends the bytes :func:`ldp.client.report`
+    makes from its value with the operating system's randomness; the server
+    checks and aggregates them (:meth:`aggregator`).  The simulation of that
+    split (the book's experiments): :meth:`privatize` with ``plan=`` and
+    ``users=`` draws every user's report from one seed, in batches of any
+    size, which :meth:`~ldp.core.ProtocolReports.concat` merges and
+    :meth:`aggregate` aggregates; :meth:`run` does all of it in one call, with
+    either engine (:mod:`ldp.engines`).  A subclass writes its aggregation
+    once, against :class:`ldp.engines.SupportSource` (``_aggregate``).
     """
 
     name = "?"
