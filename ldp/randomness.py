@@ -47,7 +47,7 @@ import numpy as np
 
 from .validation import check_rng
 
-__all__ = ["Coins", "GeneratorCoins", "SystemCoins", "coin_sources", "system_words"]
+__all__ = ["Coins", "GeneratorCoins", "SystemCoins", "coin_sources", "system_words", "binary_expansion"]
 
 
 def _size(size) -> tuple[int, ...]:
@@ -153,7 +153,7 @@ class SystemCoins(Coins):
         count = math.prod(shape)
         if p == 1.0:
             return np.ones(shape, dtype=bool)
-        digits = _binary_bytes(p)  # p = 0.d_1 d_2 ... d_L in base 256, exactly
+        digits = binary_expansion(p)  # p = 0.d_1 d_2 ... d_L in base 256, exactly
         if not digits:
             return np.zeros(shape, dtype=bool)
         u = system_words(count, 1)
@@ -176,7 +176,7 @@ class SystemCoins(Coins):
         return "SystemCoins()"
 
 
-def _binary_bytes(p: float) -> bytes:
+def binary_expansion(p: float) -> bytes:
     """The base-256 digits of ``p`` in ``[0, 1)`` after the point (exact, trailing zeros dropped)."""
     frac = Fraction(p)
     shift = frac.denominator.bit_length() - 1  # the denominator is 2**shift
