@@ -109,13 +109,25 @@ def test_a_bare_oracle_deployment(make):
 # ---------------------------------------------------------------------------
 # the wire format
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("oracle", ["OLH", "HR", "CMS"])
-def test_simulated_reports_survive_the_wire(oracle):
-    pem = ldp.PEM(2.0, 4, 16, eta=6, oracle=oracle)
+WIRE_MAKERS = {
+    "PEM": lambda: ldp.PEM(2.0, 4, 16, eta=6),
+    "PEM HR": lambda: ldp.PEM(2.0, 4, 16, eta=6, oracle="HR"),
+    "PEM CMS": lambda: ldp.PEM(2.0, 4, 16, eta=6, oracle="CMS"),
+    "SPM": lambda: ldp.SPM(2.0, 4, 16, query_limit=2**10),  # groups answering two and three questions
+    "MCM": lambda: ldp.MCM(2.0, 4, 16, query_limit=2**12),  # channel-hashed answers
+    "TreeHist": lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4, oracle="Hashtogram", final_fraction=0.2),
+}
+
+
+@pytest.mark.parametrize("name", list(WIRE_MAKERS))
+def test_simulated_reports_survive_the_wire(name):
+    pem = WIRE_MAKERS[name]()
     d = datasets.zipf(3000, m=16, rng=1)
     plan = pem.plan(d.n, rng=0)
     sim = pem.privatize(d.values, plan=plan, rng=2)
     wire = encode_protocol_reports(sim)
+    lengths = {len(w) for w in wire}
+    assert lengths == {report_bytes(plan, g) for g in range(plan.n_groups)}
     server = pem.aggregator(plan)
     rng = np.random.default_rng(0)
     order = rng.permutation(len(wire))
@@ -125,6 +137,8 @@ def test_simulated_reports_survive_the_wire(oracle):
     a, b = server.result(rng=4), pem.aggregate(sim, rng=4)
     np.testing.assert_array_equal(a.heavy_hitters, b.heavy_hitters)
     np.testing.assert_array_equal(a.estimates, b.estimates)
+    devices = report_many(plan, d.values, users=np.arange(d.n))  # and the devices' reports pass the checks
+    assert pem.aggregator(plan).add_many(devices) == []
 
 
 def test_encode_reports_checks_its_input(pem_plan):
