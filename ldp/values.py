@@ -388,6 +388,9 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
 
     Raises
     ------
+    TypeError
+        An item that is not a ``str`` or ``bytes`` (an integer, say: ``bytes(5)``
+        would silently be five NUL bytes).
     ValueError
         A string longer than ``nbytes`` bytes (UTF-8) and ``truncate=False``.
 
@@ -408,7 +411,13 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
         raise TypeError("strings must be an iterable of str or bytes, not a single string")
     raw = []
     for i, s in enumerate(strings):
-        b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+        if isinstance(s, str):
+            b = s.encode("utf-8")
+        elif isinstance(s, (bytes, bytearray, memoryview)):
+            b = bytes(s)
+        else:  # bytes(5) would be five NUL bytes, bytes(10**12) a MemoryError
+            raise TypeError(f"strings[{i}] must be a str or bytes, got {type(s).__name__} {s!r:.40}; "
+                            f"integer values need no encoding (pass them to privatize as they are)")
         if len(b) > nbytes and not truncate:
             raise ValueError(f"strings[{i}] = {s!r} is {len(b)} bytes long (UTF-8), more than nbytes = {nbytes}; "
                              f"pass truncate=True to keep its first {nbytes} bytes (strings that share them "
