@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paths import atomic_path, generated_dir
-from .claims import FIGURE_TITLES, display_quote
+from .claims import Registry, display_quote
 from .report import caret_math, evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
 from .results import MODES, ResultStore
 
@@ -87,7 +87,7 @@ def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
         row["label"] = group_label(r)
         rows.append(row)
     return {"mode": mode, "counts": verdict_counts(table),
-            "figures": {f: FIGURE_TITLES.get(f, f) for f in sorted({r["figure"] for r in rows if r["figure"]})},
+            "figures": {f: t or f for f, t in sorted(zip(table["figure"], table["figure_title"])) if f},
             "rows": rows}
 
 
@@ -97,7 +97,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
+def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | None = None, *, mode: str | None = None,
                   chapters: Iterable[str] | None = None) -> dict[str, Path]:
     """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
 
@@ -109,6 +109,8 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     ----------
     store : ResultStore
         The results of a build mode or a rerun.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
     folder : path-like, optional
         Where to write.
     mode : {"full", "quick", "rerun"}, optional
@@ -123,7 +125,7 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     """
     mode = store.mode if mode is None else mode
     folder = Path(folder) if folder is not None else store.root / REPORT_DIR
-    table = evaluate(store, chapters=chapters)
+    table = evaluate(store, registry, chapters=chapters)
     out = {}
     with atomic_path(folder / "claims.csv") as tmp:
         table.to_csv(tmp, index=False)
@@ -131,19 +133,21 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     out[CLAIMS_JSON] = _write(folder / CLAIMS_JSON,
                               json.dumps(claims_json(table, mode), indent=1, ensure_ascii=False) + "\n")
     out["report.md"] = _write(folder / "report.md", render_report(table, mode))
-    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
+    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode, registry))
     for fig in sorted(f for f in table["figure"].unique() if f):
         out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
     return out
 
 
-def write_book_report(mode: str, generated: str | Path | None = None) -> dict[str, Path]:
+def write_book_report(mode: str, registry: Registry, generated: str | Path | None = None) -> dict[str, Path]:
     """The claims of a book build, for the book: ``<generated>/report/`` (see the module's docstring).
 
     Parameters
     ----------
     mode : {"full", "quick"}
         The build's mode; its store is ``<generated>/cache/<mode>``.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
     generated : path-like, optional
         Default :func:`ldp.paths.generated_dir`.
 
@@ -155,10 +159,10 @@ def write_book_report(mode: str, generated: str | Path | None = None) -> dict[st
     if mode not in MODES:
         raise ValueError(f"mode={mode!r} must be one of {MODES}")
     base = Path(generated) if generated is not None else generated_dir()
-    return write_outputs(ResultStore.for_build(mode, base), base / REPORT_DIR, mode=mode)
+    return write_outputs(ResultStore.for_build(mode, base), registry, base / REPORT_DIR, mode=mode)
 
 
-def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
+def write_rerun_report(folder: str | Path, chapter: str, registry: Registry) -> dict[str, Path]:
     """The claims table of a rerun, in its folder: ``claims.csv`` and ``claims.md``.
 
     Only the claims ``chapter`` measures; the run's ``parameters.json`` (every
@@ -171,6 +175,8 @@ def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
         ``figures/`` and ``parameters.json``.
     chapter : str
         The chapter that ran, e.g. ``"06_evaluation"``.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
 
     Returns
     -------
@@ -181,16 +187,16 @@ def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
     params = store.root / "parameters.json"
     if params.is_file() and store.parameters(chapter) is None:  # a --out folder not named CHAPTER-HASH
         store.save_parameters(chapter, json.loads(params.read_text(encoding="utf-8")))
-    table = evaluate(store, chapters=[chapter])
+    table = evaluate(store, registry, chapters=[chapter])
     with atomic_path(store.root / "claims.csv") as tmp:
         table.to_csv(tmp, index=False)
     page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
     return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
-    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
+def main(registry: Registry, argv: Sequence[str] | None = None) -> int:
+    """``python -m ldp.figures``: evaluate ``registry``'s claims against a build's or a rerun's results."""
+    ap = argparse.ArgumentParser(prog="python -m ldp.figures", description=(
         "Evaluate every claim of the paper against saved results and write claims.csv, claims.json, report.md, "
         "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
     ap.add_argument("--mode", choices=MODES, default=None,
@@ -210,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             mode = marker.read_text().strip() if marker.is_file() else "full"
         store, chapters = ResultStore.for_build(mode), None
     out = generated_dir() / REPORT_DIR if args.book and not args.rerun and args.out is None else args.out
-    paths = write_outputs(store, out, chapters=chapters)
+    paths = write_outputs(store, registry, out, chapters=chapters)
     table = pd.read_csv(paths["claims.csv"])
     counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
     print(f"[reporting] {len(table)} claims against {store.root}: {counts}")

@@ -42,7 +42,7 @@ Extra tables the chapters must save for the claims
     most frequent value.
 ``06_evaluation/anomalies``
     Columns ``dataset, protocol, k, quantity, value`` (long format, written by
-    :func:`ldp.experiments.summary.anomaly_table`): the measured causes of the
+    :func:`ldp.experiments.anomalies.anomaly_table`): the measured causes of the
     anomalies of Figures 5 and 6 on the exact counts of the grid's data sets.
     The prefix-mass claim reads, for PEM, ``kept_part1`` (``|C_1|``) and
     ``rank_part1_top<j>`` (the rank of the j-th value's prefix in round 1's

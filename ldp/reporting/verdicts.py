@@ -45,7 +45,6 @@ page renders them (:func:`tolerance_table`):
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -218,64 +217,6 @@ class Decision:
 def not_testable(reason: str, summary: str = "") -> Decision:
     """A :data:`NOT_TESTABLE` decision with its reason."""
     return Decision(NOT_TESTABLE, {}, summary, reason)
-
-
-def _share_verdict(passed: int, tested: int, required: float) -> str:
-    """reproduced / partly / not from the share of points (or series) that pass."""
-    share = passed / tested
-    if share >= required - 1e-12:
-        return REPRODUCED
-    if share >= required - PARTLY_MARGIN - 1e-12 and share > 0.5:
-        return PARTLY
-    return NOT_REPRODUCED
-
-
-def _check_columns(frame: pd.DataFrame, needed: tuple[str, ...], rule: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{rule}.decide needs a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{rule}.decide: the measurement lacks the column(s) {missing}; "
-                         f"it has {list(frame.columns)}")
-    return frame
-
-
-def _check_share(share: float, name: str = "share") -> None:
-    if not 0 < share <= 1:
-        raise ValueError(f"{name}={share!r} must be in (0, 1]")
-
-
-def _check_t(t: float) -> None:
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"t={t!r} must be a finite number > 0")
-
-
-def _share_words(share: float, unit: str) -> str:
-    """'every series' / 'at least 75% of the series'."""
-    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {unit}s"
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "nan"
-    if isinstance(x, (int, np.integer)):
-        return f"{int(x):,d}"
-    if math.isinf(x):
-        return "inf"
-    if abs(x) >= 1e5 and float(x).is_integer():
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e5 else f"{x:.{digits}f}"
-
-
-def _z(diff, se):
-    """diff / se, with se = 0: 0 where diff is 0 (to floating-point noise), else +-inf."""
-    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = diff / se
-    exact = se <= 0
-    z = np.where(exact & (np.abs(diff) <= EXACT_TOL), 0.0, z)
-    z = np.where(exact & (np.abs(diff) > EXACT_TOL), np.copysign(np.inf, diff), z)
-    return z
 
 
 def tolerance_table() -> pd.DataFrame:

@@ -1,7 +1,7 @@
-"""Tables for the page: compact number formats, flat headers, no ``nan``.
+"""Result tables for the page: compact number formats, flat headers, no ``nan``.
 
-Issue 15 ("wide tables -> compact tables with sensible number formats"): a
-chapter shows a results frame through :func:`compact_table`, a pandas
+A chapter shows a results frame through :func:`compact_table` (or
+:func:`table_view`, which first turns named index levels into columns), a pandas
 ``Styler`` that prints every number to a few significant digits without
 scientific notation unless it is very large or small, integers with thousands
 separators, missing values as a dash, and the index only when asked.
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["format_number", "compact_table"]
+__all__ = ["format_number", "compact_table", "table_view", "TABLE_CSS"]
 
 #: cell padding of a compact table (the book's default CSS leaves none between numbers)
 TABLE_CSS = [{"selector": "th, td", "props": [("padding", "2px 8px")]},
@@ -66,3 +66,9 @@ def compact_table(frame: pd.DataFrame, *, digits: int = 3, index: bool = False, 
     if caption:
         style = style.set_caption(caption)
     return style
+
+
+def table_view(frame: pd.DataFrame, *, digits: int = 3):
+    """:func:`compact_table` of ``frame`` with its named index levels as columns (no empty header rows)."""
+    flat = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
+    return compact_table(flat.rename_axis(columns=None), digits=digits)

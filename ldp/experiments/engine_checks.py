@@ -1,4 +1,4 @@
-"""Chapter 04 (the count-level engine, not a paper section): the live agreement checks and their figure.
+"""Chapter 04's live checks of the count-level engine against the protocol engine (not a paper section).
 
 Everything goes through the public API: a protocol's :meth:`source` (the
 support source of a run, built exactly as :meth:`run` builds it) and the
@@ -10,8 +10,9 @@ support source of a run, built exactly as :meth:`run` builds it) and the
 * :func:`support_table`, :func:`correlation_table`, :func:`f1_table` -- the
   statistical tests (each at false-alarm rate alpha) against the theory
   (:func:`group_support_moments`, the chapter's eq. (engine-mix)) and between engines;
-* :func:`engine_agreement_frame` and :func:`plot_engine_agreement` -- the figure;
 * :func:`speed_table` -- one run per engine, timed.
+
+The figure of these records is :mod:`ldp.figures.engine_agreement`.
 """
 from __future__ import annotations
 
@@ -26,12 +27,9 @@ from scipy import stats
 from .. import metrics
 from ..core import Dataset, Question
 from ..protocols import MCM, PEM, SPM, RangeCandidates, segment
-from .style import FULL_WIDTH, METHOD_STYLE
-from .tables import format_number
 
 __all__ = ["assignment_check", "group_support_moments", "Probes", "engine_records", "support_table",
-           "support_display", "correlation_table", "f1_table", "agreement_values", "engine_agreement_frame",
-           "plot_engine_agreement", "speed_table", "speed_values"]
+           "correlation_table", "f1_table", "agreement_values", "speed_table", "speed_values"]
 
 
 def assignment_check(protocol, data, *, seed: int) -> pd.DataFrame:
@@ -202,16 +200,6 @@ def support_table(records: Mapping, theory: Sequence[tuple], tests: list) -> pd.
     return pd.DataFrame(table)
 
 
-def support_display(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`support_table` for the page: each mean and sd as one ``mean ± sd`` column, then the p-values."""
-    out = table[["protocol", "support"]].copy()
-    for who, label in (("theory", "theory"), ("protocol", "protocol engine"), ("counts", "count engine")):
-        out[f"{label}: mean ± sd"] = ["–" if not np.isfinite(mu) else f"{format_number(mu, 4)} ± {format_number(sd)}"
-                                      for mu, sd in zip(table[f"{who} mean"], table[f"{who} sd"])]
-    p_cols = ["KS p (engines)", "p (protocol mean = theory)", "p (counts mean = theory)"]
-    return pd.concat([out, table.reindex(columns=p_cols)], axis=1)
-
-
 def _corr_p(x, y):
     """Correlation and two-sided p-value of zero correlation (Fisher z)."""
     r = np.corrcoef(x, y)[0, 1]
@@ -285,82 +273,6 @@ def agreement_values(f1: pd.DataFrame, tests: Sequence[tuple[str, float]], alpha
     return {**out, "engine_alpha": float(alpha), "engine_n_tests": len(tests),
             "engine_familywise": float(min(1.0, len(tests) * alpha)), "engine_min_p": float(p.min()),
             "engine_n_rejected": int((p < alpha).sum()), "engine_min_p_test": tests[int(p.argmin())][0]}
-
-
-_PANELS = (("a", "PEM", 0, "(a) PEM, law 1: round-1 support,\nprefix of the top value"),
-           ("b", "SPM", 2, "(b) SPM, law 2: pair support $I_{a_1 b_1}$"),
-           ("c", "MCM", 0, "(c) MCM, law 3: block-1 support,\nthe top value's (channel, block)"))
-_ENGINES = {"protocol": "protocol engine", "counts": "count engine"}
-_NORMAL = "normal, eq. (engine-mix)"
-
-
-def engine_agreement_frame(records: Mapping, theory: Sequence[tuple]) -> pd.DataFrame:
-    """The figure's data: ``panel, protocol, series, x, x_right, y, runs``.
-
-    Panels a-c: density histograms (20 common bins; ``x``, ``x_right`` the bin
-    edges) of one probed support in both engines, and the normal law of
-    eq. (engine-mix) (200 points) where the theory is known; panel d: the
-    empirical distribution function of F1 per protocol and engine (its steps).
-    """
-    moments = {(r[0], r[4]): (r[2], r[3]) for r in theory}
-    parts = []
-    for panel, name, j, _ in _PANELS:
-        xp, xc = records[name, "protocol"][0][:, j], records[name, "counts"][0][:, j]
-        bins = np.histogram_bin_edges(np.r_[xp, xc], bins=20)
-        for engine, sample in (("protocol", xp), ("counts", xc)):
-            dens, _ = np.histogram(sample, bins=bins, density=True)
-            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": _ENGINES[engine], "x": bins[:-1],
-                                       "x_right": bins[1:], "y": dens, "runs": len(sample)}))
-        mu, var = moments[name, j]
-        if np.isfinite(mu):
-            x = np.linspace(bins[0], bins[-1], 200)
-            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": _NORMAL, "x": x,
-                                       "y": stats.norm.pdf(x, mu, np.sqrt(var))}))
-    for name in dict.fromkeys(k[0] for k in records):
-        for engine in ("protocol", "counts"):
-            f1_values, f1_runs = np.unique(records[name, engine][1], return_counts=True)  # the ECDF's steps
-            parts.append(pd.DataFrame({"panel": "d", "protocol": name, "series": _ENGINES[engine], "x": f1_values,
-                                       "y": np.cumsum(f1_runs) / f1_runs.sum(), "runs": f1_runs.sum()}))
-    cols = ["panel", "protocol", "series", "x", "x_right", "y", "runs"]
-    return pd.concat(parts, ignore_index=True)[cols].astype({"runs": "Int64"})
-
-
-def plot_engine_agreement(frame: pd.DataFrame):
-    """Draw :func:`engine_agreement_frame`: (a)-(c) support histograms of both engines, (d) ECDFs of F1.
-
-    Returns
-    -------
-    (matplotlib.figure.Figure, pandas.DataFrame)
-        The figure (full width, one legend above the panels) and the rows it plots (``frame``).
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
-    fig, axes = plt.subplots(2, 2, figsize=(FULL_WIDTH, 6.0), layout="constrained")
-    for ax, (panel, name, _, title) in zip(axes.ravel(), _PANELS):
-        part = frame[frame.panel == panel]
-        color = METHOD_STYLE[name]["color"]
-        for series, st in (("protocol engine", dict(color=color)), ("count engine", dict(color="k", ls="--"))):
-            h = part[part.series == series]
-            ax.stairs(h.y, np.r_[h.x, h.x_right.iloc[-1]], lw=1.5, **st)
-        normal = part[part.series == _NORMAL]
-        if len(normal):
-            ax.plot(normal.x, normal.y, color="0.5", lw=1)
-        ax.set(title=title, xlabel="support", ylabel="density")
-        ax.locator_params(axis="x", nbins=5)
-    ax = axes[1, 1]
-    runs = 0
-    for (name, series), part in frame[frame.panel == "d"].groupby(["protocol", "series"], sort=False):
-        ls = "-" if series == "protocol engine" else "--"
-        ax.step(np.r_[-0.02, part.x, 1.02], np.r_[0, part.y, 1], where="post", ls=ls, color=METHOD_STYLE[name]["color"])
-        runs = int(part.runs.iloc[0])
-    ax.set(title=f"(d) F1 over {runs} runs per engine", xlabel="F1", ylabel="fraction of runs ≤ F1", xlim=(-0.02, 1.02))
-    handles = [Line2D([], [], color="k", label="protocol engine (solid)"),
-               Line2D([], [], color="k", ls="--", label="count engine (dashed)"),
-               Line2D([], [], color="0.5", lw=1, label="normal, eq. (engine-mix)")]
-    handles += [Line2D([], [], color=METHOD_STYLE[n]["color"], lw=2, label=n) for n in dict.fromkeys(frame.protocol)]
-    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
-    return fig, frame
 
 
 def speed_table(data, tiny, *, epsilon: float, k: int, query_limit: int, reps: int,
