@@ -68,7 +68,7 @@ def draw(data: pd.DataFrame):
     olh = pd.concat([olh.assign(x=olh["min"]), olh.assign(x=olh["max"])], ignore_index=True)  # its horizontal line
     marks = so.Nominal({_REAL: "o", _INT: "x"}, order=[_REAL, _INT])
     panel_a = (so.Plot(a[a["series"] == _CURVE], x="x", y="y", color="eps").add(so.Line())
-               .add(so.Dot(pointsize=6, fillcolor="white"), data=a[a["series"] != _CURVE], x="x", y="y", color="eps",
+               .add(so.Dot(pointsize=6, fill=False), data=a[a["series"] != _CURVE], x="x", y="y", color="eps",
                     marker="series")
                .scale(x="log", color=colors, marker=marks).limit(y=(0.95, 2.0))
                .label(x="hash range $d'$", y=r"Var$(d')$ / $\frac{4e^\varepsilon}{(e^\varepsilon-1)^2}n$",
