@@ -27,8 +27,8 @@ def glue_all(values: Mapping[str, Any], *, prefix: str = "") -> list[str]:
     values : mapping of str to object
         The numbers and sentences the chapter's text quotes: numbers stay numbers
         (the markdown formats them, ``{glue:text}`name:.3f` ``), sentences are
-        strings.  ``None`` or a float NaN is refused: prose must never print
-        ``nan``; glue a sentence that says what is missing instead.
+        strings (numpy scalars become Python numbers).  ``None`` or a float NaN is
+        refused: prose must never print ``nan``; glue a sentence that says what is missing instead.
     prefix : str
         Prepended to every name (e.g. ``"fig5_"``).
 
@@ -50,6 +50,8 @@ def glue_all(values: Mapping[str, Any], *, prefix: str = "") -> list[str]:
     names = []
     for key, value in values.items():
         name = f"{prefix}{key}"
+        if type(value).__module__ == "numpy":  # a numpy scalar: glue the Python number (its repr is np.float64(...))
+            value = value.item()
         if not isinstance(key, str) or not name.replace("_", "").replace("-", "").isalnum():
             raise ValueError(f"glue_all: name {name!r} must be letters, digits, '_' or '-'")
         glue(name, value, display=False)

@@ -6,13 +6,18 @@
 * :func:`demo_runs`, :func:`demo_summary`, :func:`rounds_frame` and
   :func:`demo_values` -- one run of each protocol and its per-step diagnostics;
 * :func:`rounds_table` -- the rounds of one PEM run with the true heavy values' prefixes;
+* :func:`config_table`, :func:`readings_table`, :func:`eta_table` -- PEM's configurations: the
+  rule's against the optimizer's, their predicted F1 under each reading of eq. (5), fixed steps;
+* :func:`assumption_summary`, :func:`assumption_configurations`, :func:`config_label` -- the
+  optimizer under different assumed distributions (Figure 8(c));
+* :func:`k_for_threshold`, :func:`threshold_table` -- the k a threshold θ translates into (Figure 7);
 * :func:`share`, :func:`compress`, :func:`is_whole` -- how the tables write budgets and lists.
 """
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -20,10 +25,15 @@ import pandas as pd
 
 from .. import metrics
 from .. import values as V
+from ..analysis import evaluate_configs, pem_config
+from ..analysis.config import PEMConfig
+from ..core.dataset import Dataset
 from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
 
 __all__ = ["share", "compress", "is_whole", "protocol_variants", "configuration_table", "configuration_values",
-           "demo_runs", "demo_summary", "rounds_frame", "demo_values", "rounds_table"]
+           "demo_runs", "demo_summary", "rounds_frame", "demo_values", "rounds_table", "config_table",
+           "readings_table", "eta_table", "config_label", "assumption_summary", "assumption_configurations",
+           "k_for_threshold", "threshold_table"]
 
 
 def share(eps_q: float, eps: float) -> str:
@@ -211,4 +221,87 @@ def rounds_table(result, heavy, m: int) -> pd.DataFrame:
                      "|D_i| tested": r.n_candidates,
                      "C_i (kept, best first)": ", ".join(format(int(x), f"0{r.stop}b") for x in r.kept),
                      f"true top-{len(heavy)} prefixes in C_i": int(np.isin(true_prefixes, r.kept).sum())})
+    return pd.DataFrame(rows)
+
+
+def eta_table(k: int, m: int, etas: Sequence[int], *, query_limit: int) -> pd.DataFrame:
+    """PEM with the step fixed at each η (:func:`ldp.analysis.pem_config`): rounds, oracle queries, within the limit."""
+    cfg = {e: pem_config(k, m, eta=e) for e in etas}
+    return pd.DataFrame({"rounds g": [cfg[e].g for e in etas], "oracle queries": [cfg[e].queries for e in etas],
+                         "within 2^20": [cfg[e].queries <= query_limit for e in etas]},
+                        index=pd.Index(list(etas), name="eta"))
+
+
+def config_label(config) -> str:
+    """A PEM configuration's series label in panel (c)'s runs: ``"etas=12-12-12-12-12"``."""
+    return "etas=" + "-".join(map(str, config.etas))
+
+
+def assumption_summary(df8c: pd.DataFrame, chosen: Mapping[tuple[str, float], PEMConfig]) -> pd.DataFrame:
+    """Panel (c)'s rows: per (assumption, ε) the configuration the optimiser chose and its measured F1.
+
+    ``df8c`` holds the runs of each distinct configuration (protocol label :func:`config_label`),
+    ``chosen`` maps ``(assumption, epsilon)`` to the optimiser's configuration.
+    """
+    from .summary import summarize
+
+    per_config = summarize(df8c, by=["protocol", "epsilon"], metrics=["f1"]).set_index(["protocol", "epsilon"])
+    return pd.DataFrame([{"assumption": a, "epsilon": e, "configuration": config_label(c),
+                          "predicted F1": c.predicted_f1, **per_config.loc[(config_label(c), e)].to_dict()}
+                         for (a, e), c in chosen.items()])
+
+
+def assumption_configurations(s8c: pd.DataFrame) -> pd.DataFrame:
+    """Panel (c)'s configurations: per assumption, each configuration the optimiser chose and at which budgets."""
+    return (s8c.groupby(["assumption", "configuration"], sort=False)["epsilon"]
+            .agg(lambda e: ", ".join(f"{x:g}" for x in e)).rename("at budgets ε").reset_index())
+
+
+def k_for_threshold(rank_frequencies, theta: float) -> int:
+    """``k(θ)``: the number of ranks whose frequency under the generating law is at least ``theta`` (at least 1)."""
+    return max(1, int(np.count_nonzero(np.asarray(rank_frequencies) >= theta)))
+
+
+def threshold_table(ds: Dataset, rank_frequencies, thetas: Sequence[float]) -> pd.DataFrame:
+    """Per threshold: ``k(θ)`` under the law and the number of values at or above θ in the data."""
+    return pd.DataFrame({"theta": list(thetas),
+                         "k(theta) (law)": [k_for_threshold(rank_frequencies, t) for t in thetas],
+                         "values >= theta in the data": [len(ds.above(t)) for t in thetas]}).set_index("theta")
+
+
+def config_table(rule: Mapping[int, PEMConfig], opt: Mapping[tuple, PEMConfig], n: int) -> pd.DataFrame:
+    """The rule's configuration (section 4.3) and the optimizer's, per ``k`` and ``epsilon``.
+
+    ``rule`` maps ``k`` to :func:`ldp.analysis.pem_default_config`'s result,
+    ``opt`` maps ``(k, epsilon)`` to :func:`ldp.analysis.optimize_pem`'s.
+    """
+    rows = []
+    for k, c_rule in rule.items():
+        entries = [("rule of section 4.3", c_rule)]
+        entries += [(f"optimize_pem, ε = {eps:g}", c) for (k_, eps), c in opt.items() if k_ == k]
+        for how, c in entries:
+            rows.append({"k": k, "chosen by": how, "γ": c.gamma, "η_i": str(c.etas), "g": c.g,
+                         "prefix lengths": str(c.prefix_lengths), "|D_i|": str(c.domain_sizes),
+                         "Σ |D_i|": c.queries, "g · max |D_i|": c.g * max(c.domain_sizes),
+                         "n[i]": c.group_sizes(n)[0]})
+    return pd.DataFrame(rows)
+
+
+def readings_table(rule: Mapping[int, PEMConfig], epsilons, n) -> pd.DataFrame:
+    """Predicted F1 of the rule's configurations under the four readings of eq. (5).
+
+    Columns ``k``, ``ε``, then ``SLOTS / COMPETITORS`` for ``slots`` in
+    ``text, formula`` and ``competitors`` in ``paper, lower``, and the cap
+    ``1 - 1/k`` of the printed formula.
+    """
+    rows = []
+    for k, c in rule.items():
+        for eps in epsilons:
+            row = {"k": k, "ε": eps}
+            for slots in ("text", "formula"):
+                for comp in ("paper", "lower"):
+                    row[f"{slots} / {comp}"] = float(evaluate_configs([c], eps, n=n, slots=slots,
+                                                                      competitors=comp).f1.iloc[0])
+            row["cap 1 - 1/k"] = 1 - 1 / k
+            rows.append(row)
     return pd.DataFrame(rows)

@@ -25,9 +25,8 @@ here, which holds all of it:
 is computed in one place, :func:`ldp.reporting.evaluate_claim`: the report page,
 a rerun's claims table and a chapter's sentences about a claim
 (:func:`ldp.book.claim_values`, glued as ``claim_<id>_verdict`` and its numbers)
-all read it.  Figure modules import :mod:`ldp.reporting` (never the reverse: an
-import-linter contract) and :mod:`ldp.plotting`; each stands alone (no figure
-module imports another, apart from shared labels).
+all read it.  Figure modules import :mod:`ldp.reporting` and :mod:`ldp.plotting`,
+never the reverse, and no figure module imports another (import-linter contracts).
 
 Adding a figure
 ---------------
@@ -46,8 +45,7 @@ A new module ``ldp/figures/my_figure.py``, listed in :data:`MODULES`::
                 .scale(color=method_scales(list(dict.fromkeys(d["protocol"])))["color"]))
         return render(plot, height=3.0)
 
-    def _m_pem_best(store):                   # reads the CSV the chapter saved
-        df = store.figure(NAME).rename(columns={"f1_mean": "mean", "f1_std": "std"})
+    def _m_pem_best(store):                   # reads the CSV the chapter saved: store.figure(NAME)
         ...
 
     CLAIMS = (Claim(id="figX-pem-best", section="6.2.1", ref="Figure X", quote=r"...", paper="...",

@@ -16,7 +16,7 @@ import seaborn.objects as so
 
 from ..plotting import interval, method_scales, render
 from ..reporting import rules as R
-from ..reporting.claims import Claim, Measurement, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, Measurement, MissingInput, Readings
 from ..reporting.measures import aol_note, eval_points, g, pem_vs_best_other, require
 
 __all__ = ["NAMES", "ENGINES", "TITLES", "PANELS", "SUCCESSORS", "protocols", "frame", "draw", "CLAIMS"]
@@ -72,10 +72,10 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, methods: Sequence[str], mis
             .add(so.Line(linewidth=1.2, pointsize=4.5)).add(so.Range(), ymin="lo", ymax="hi", linestyle=None)
             .scale(**scales).limit(y=(-0.03, 1.03))
             .label(x=xlabel, y="F1", title=str, color="", marker="", linestyle="", fillcolor=""))
-    fig = render(plot, height=2.9, ncol=6)
+    fig, missing = render(plot, height=2.9, ncol=6), missing or {}
     for ds, title in titles.items():
         for ax in fig.axes:
-            if ax.get_title() == title and ds in (missing or {}):
+            if ax.get_title() == title and ds in missing:
                 ax.text(0.5, 0.5, f"No {ds} results:\n{missing[ds]}\n(see data/README.md)", ha="center",
                         va="center", transform=ax.transAxes, wrap=True)
     return fig
@@ -130,7 +130,8 @@ def _m_bar(store):
 
 _SETTING = {"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
 _WHERE = "Say plainly where PEM still wins and where it does not."
-_BOTH = dict(chapter=CHAPTER, figure=NAMES["epsilon"], inputs=tuple(f"figure:{n}" for n in NAMES.values()))
+_BOTH: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"],
+                             inputs=tuple(f"figure:{n}" for n in NAMES.values()))
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s7-treehist-poor", section="7", ref="Section 7, Principle 2",
           quote=r"dividing the population into $m$ groups will result in poor accuracy.",

@@ -2,26 +2,24 @@
 
 (a) SPM and MCM with the budget split against 10 % of the users kept for the
 final test (Proposition 1); (b) PEM with the step fixed at each η; (c) PEM
-optimised under different assumed distributions (:func:`assumption_summary`).
+optimised under different assumed distributions
+(:func:`ldp.experiments.configurations.assumption_summary`).
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
-from ..analysis import PEMConfig, pem_config
 from ..plotting import METHOD_STYLE, interval, render, series_colors
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, MissingInput, Readings
 from ..reporting.measures import K_FIXED, OTHERS, g, not_run, one, require, score_se
 
-__all__ = ["NAME", "ENGINES", "PEM_OPTIMISED", "eta_table", "config_label", "assumption_summary",
-           "assumption_configurations", "frame", "draw", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "PEM_OPTIMISED", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-evalmore-design"
 ENGINES = {NAME: "count engine (10 runs)"}
@@ -30,46 +28,13 @@ PEM_OPTIMISED = "PEM (optimised)"
 _REFERENCE = "optimised (dashed line)"
 
 
-def eta_table(k: int, m: int, etas: Sequence[int], *, query_limit: int) -> pd.DataFrame:
-    """PEM with the step fixed at each η (:func:`ldp.analysis.pem_config`): rounds, oracle queries, within the limit."""
-    cfg = {e: pem_config(k, m, eta=e) for e in etas}
-    return pd.DataFrame({"rounds g": [cfg[e].g for e in etas], "oracle queries": [cfg[e].queries for e in etas],
-                         "within 2^20": [cfg[e].queries <= query_limit for e in etas]},
-                        index=pd.Index(list(etas), name="eta"))
-
-
-def config_label(config) -> str:
-    """A PEM configuration's series label in panel (c)'s runs: ``"etas=12-12-12-12-12"``."""
-    return "etas=" + "-".join(map(str, config.etas))
-
-
-def assumption_summary(df8c: pd.DataFrame, chosen: Mapping[tuple[str, float], PEMConfig]) -> pd.DataFrame:
-    """Panel (c)'s rows: per (assumption, ε) the configuration the optimiser chose and its measured F1.
-
-    ``df8c`` holds the runs of each distinct configuration (protocol label :func:`config_label`),
-    ``chosen`` maps ``(assumption, epsilon)`` to the optimiser's configuration.
-    """
-    from ..experiments import summarize
-
-    per_config = summarize(df8c, by=["protocol", "epsilon"], metrics=["f1"]).set_index(["protocol", "epsilon"])
-    return pd.DataFrame([{"assumption": a, "epsilon": e, "configuration": config_label(c),
-                          "predicted F1": c.predicted_f1, **per_config.loc[(config_label(c), e)].to_dict()}
-                         for (a, e), c in chosen.items()])
-
-
-def assumption_configurations(s8c: pd.DataFrame) -> pd.DataFrame:
-    """Panel (c)'s configurations: per assumption, each configuration the optimiser chose and at which budgets."""
-    return (s8c.groupby(["assumption", "configuration"], sort=False)["epsilon"]
-            .agg(lambda e: ", ".join(f"{x:g}" for x in e)).rename("at budgets ε").reset_index())
-
-
 def frame(s8a: pd.DataFrame, s8b: pd.DataFrame, s8c: pd.DataFrame) -> pd.DataFrame:
     """The figure's data: ``panel, series, epsilon, x, f1_mean, f1_std, runs``.
 
     ``s8a``: summary by ``protocol, epsilon`` of :data:`PEM_OPTIMISED` and ``"<SPM|MCM>, budget split"`` /
     ``"<SPM|MCM>, partitioned users"``; ``s8b``: the same of ``"eta = <η>"``; ``s8c``:
-    :func:`assumption_summary`, its curves shifted sideways by up to 0.06 so that coinciding curves stay
-    visible (``x``).  Panel (b) repeats optimised PEM as a reference (no SD).
+    :func:`ldp.experiments.configurations.assumption_summary`, its curves shifted sideways by up to 0.06 so
+    that coinciding curves stay visible (``x``).  Panel (b) repeats optimised PEM as a reference (no SD).
     """
     ref = s8a[s8a["protocol"] == PEM_OPTIMISED].sort_values("epsilon")
     parts = [s8a.assign(panel="a"), s8b.assign(panel="b"), ref.assign(panel="b", protocol=_REFERENCE, f1_std=np.nan)]
@@ -193,7 +158,7 @@ def _m_assumptions(store):
 
 _SETTING = {"n_users": 1_000_000, "m_bits": 64, "query_limit": 2 ** 20}
 _F1_TOL = R.WithinTolerance(V.F1_TOL, "an F1 the text quotes")
-_FIG8 = dict(chapter="07_evaluation_more", figure=NAME)
+_FIG8: ClaimFields = dict(chapter="07_evaluation_more", figure=NAME)
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig8a-partition-better", section="6.2.4", ref="Figure 8(a), Proposition 1",
           quote=r"The result shown in Figure~\ref{fig:eval_improve} demonstrates the advantage of partitioning users.",

@@ -10,8 +10,7 @@ import pandas as pd
 
 from ..experiments.summary import dataset_sizes
 from ..reporting import rules as R
-from ..reporting import verdicts as V
-from ..reporting.claims import Claim, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, MissingInput, Readings
 from ..reporting.measures import one
 
 __all__ = ["CHAPTER", "NAME", "ENGINES", "frame", "CLAIMS"]
@@ -42,30 +41,27 @@ def _m_theta_f16(store):
     return one("frequency of the 16th most frequent synthetic value", float(t.loc["Synthetic", "f_16"]), 0.023)
 
 
-def _printed(number: str) -> R.WithinTolerance:
-    return R.WithinTolerance(V.printed_tolerance(number), "half a unit of the printed digit")
-
-
-_TABLE = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_TABLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s61-url-size", section="6.1", ref="URL data set",
           quote=r"resulting a dataset containing $1.2$ million data points, and $27$ thousand unique urls.",
           paper="1.2 million users", tested="users of the URL stand-in (millions)",
-          measure=_m_size("URL", "n", 1e6, 1.2), rule=_printed("1.2"), stand_in=("url",), stand_in_decides=False,
+          measure=_m_size("URL", "n", 1e6, 1.2), rule=_PRINTED("1.2"), stand_in=("url",), stand_in_decides=False,
           interpretation=(Readings.URL,), note="The stand-in is calibrated to these numbers, so they cannot test it.",
           **_TABLE),
     Claim(id="s61-aol-users", section="6.1", ref="AOL data set",
           quote=r"This results a dataset of around $0.5$ million queries", paper="around 0.5 million users",
-          tested="users of the AOL tally (millions)", measure=_m_size("AOL", "n", 1e6, 0.5), rule=_printed("0.5"),
+          tested="users of the AOL tally (millions)", measure=_m_size("AOL", "n", 1e6, 0.5), rule=_PRINTED("0.5"),
           interpretation=(Readings.AOL,), note="The tally is the authors' own published file.", **_TABLE),
     Claim(id="s61-aol-unique", section="6.1", ref="AOL data set", quote=r"including $0.2$ million unique ones.",
           paper="0.2 million distinct (errata: 0.12 million)",
           tested="distinct queries of the AOL tally (millions), against the errata's 0.12",
-          measure=_m_size("AOL", "n_distinct", 1e6, 0.12), rule=_printed("0.12"), interpretation=(Readings.AOL,),
+          measure=_m_size("AOL", "n_distinct", 1e6, 0.12), rule=_PRINTED("0.12"), interpretation=(Readings.AOL,),
           note="The authors' errata corrects 0.2 million to 0.12 million; the errata's value is tested.", **_TABLE),
     Claim(id="s623-theta-f16", section="6.2.3", ref="Figure 7(a)",
           quote=r"($0.023$ is around frequency of the $16$-the most frequent value in the dataset)",
           paper="f_16 ≈ 0.023", tested="frequency of the 16th most frequent value of the synthetic set",
-          measure=_m_theta_f16, rule=_printed("0.023"), interpretation=(Readings.SYNTHETIC,),
+          measure=_m_theta_f16, rule=_PRINTED("0.023"), interpretation=(Readings.SYNTHETIC,),
           setting={"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}, **_TABLE),
 )

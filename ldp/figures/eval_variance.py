@@ -19,7 +19,7 @@ from ..experiments.summary import predicted_variance
 from ..plotting import FULL_WIDTH, interval, method_scales, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, Measurement, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, Measurement, MissingInput, Readings
 from ..reporting.measures import g
 from ..reporting.tables import format_number
 
@@ -139,7 +139,7 @@ def _m_olh(store):
 
 _SETTING = {"k_fixed": 16, "n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
 _SCALED = "estimates-scaled-to-the-population"
-_FIG9 = dict(section="6.2.6", chapter="06_evaluation", figure=NAME, setting=_SETTING)
+_FIG9: ClaimFields = dict(section="6.2.6", chapter="06_evaluation", figure=NAME, setting=_SETTING)
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig9-mcm-below-spm", ref="Figure 9",
           quote=r"Observe that the \hash method has smaller variance than \rappor,",

@@ -17,7 +17,7 @@ import seaborn.objects as so
 from ..plotting import interval, method_scales, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import STAND_INS, Claim, Measurement, MissingInput, Readings
+from ..reporting.claims import STAND_INS, Claim, ClaimFields, Measurement, MissingInput, Readings
 from ..reporting.measures import OTHERS, X_NAMES, aol_note, eval_points, g, one, pem_vs_best_other, require, series
 
 __all__ = ["NAMES", "ENGINES", "METHODS", "frame", "draw", "CLAIMS"]
@@ -258,8 +258,8 @@ def _m_prefix_mass(store):
 
 _SETTING = {"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
 _ALL = tuple(STAND_INS)
-_EPS = dict(chapter=CHAPTER, figure=NAMES["epsilon"])
-_K = dict(chapter=CHAPTER, figure=NAMES["k"])
+_EPS: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"])
+_K: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["k"])
 _BOTH = (f"figure:{NAMES['epsilon']}", f"figure:{NAMES['k']}")
 _BEST = r"It is clear that \itergroup performs best among all three protocols."
 _FALLS = r"utility scores decrease with $k$"

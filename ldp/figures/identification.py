@@ -11,20 +11,15 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 
 from ..experiments.summary import binomial_se, level_label
-from ..plotting import interval, render, series_colors
+from ..plotting import count_label, interval, render, series_colors
 from ..reporting import rules as R
 from ..reporting.claims import Claim, MissingInput, Readings
 
-__all__ = ["NAME", "ENGINES", "frame", "draw", "CLAIMS", "count_label"]
+__all__ = ["NAME", "ENGINES", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-validation-identification"
 ENGINES = {NAME: "count engine (100 runs) against eq. (5)"}
 _TITLES = {"a": "(a) different $n$", "b": "(b) different $m$", "c": r"(c) different $\varepsilon$"}
-
-
-def count_label(v: float) -> str:
-    """A number of users as a short label: 20k, 100k, 1M, 3M."""
-    return f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1e3:g}k" if v >= 1e3 else f"{v:g}"
 
 
 def frame(ident: pd.DataFrame) -> pd.DataFrame:

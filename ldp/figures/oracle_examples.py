@@ -13,7 +13,7 @@ import pandas as pd
 from ..oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, Measurement, MissingInput
+from ..reporting.claims import Claim, ClaimFields, Measurement, MissingInput
 from ..reporting.measures import one
 
 __all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
@@ -76,31 +76,28 @@ def _m_olh_nmin(store):
                            _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
 
 
-def _printed(number: str) -> R.WithinTolerance:
-    return R.WithinTolerance(V.printed_tolerance(number), "half a unit of the printed digit")
-
-
-_EXAMPLE = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_EXAMPLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
           quote=r"we have $p=\frac{49}{65584} \approx 0.00075$",
           paper="p ≈ 0.00075 at ε = ln 49, d = 65,536", tested="GRR's p from the library against the printed value",
           measure=_example("GRR p at ε = ln 49, d = 65,536", "grr_p_eps_ln49_d65536", 0.00075),
-          rule=_printed("0.00075"), **_EXAMPLE),
+          rule=_PRINTED("0.00075"), **_EXAMPLE),
     Claim(id="s2-grr-example-var", section="2.2.1", ref="eq. (1), example",
           quote=r"variance $\frac{65583}{2304}\approx 28.5n$", paper="Var ≈ 28.5 n",
           tested="eq. (1) from the library, divided by n",
           measure=_example("GRR variance / n at ε = ln 49, d = 65,536", "grr_var_per_n_eps_ln49_d65536", 28.5),
-          rule=_printed("28.5"), **_EXAMPLE),
+          rule=_PRINTED("28.5"), **_EXAMPLE),
     Claim(id="s2-olh-std-example", section="2.2.2", ref="eq. (3), example",
           quote=r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
           paper="std ≈ 0.7 √n at exp(ε) = 10", tested="√(eq. (3) / n) from the library",
           measure=_example("OLH standard deviation / √n at exp(ε) = 10", "olh_std_per_sqrt_n_e10", 0.7),
-          rule=_printed("0.7"), interpretation=("5-section-22-oracle-parameters",), **_EXAMPLE),
+          rule=_PRINTED("0.7"), interpretation=("5-section-22-oracle-parameters",), **_EXAMPLE),
     Claim(id="s2-olh-min-population", section="2.2.2", ref="eq. (3), example", quote=r"or $n \geq 4,410,000$",
           paper="n ≥ 4,410,000 for a 0.1 % value at 3 std",
           tested="the smallest such n with the printed standard deviation 0.7", measure=_m_olh_nmin,
-          rule=_printed("4,410,000"), interpretation=("5-section-22-oracle-parameters",),
+          rule=_PRINTED("4,410,000"), interpretation=("5-section-22-oracle-parameters",),
           note="The paper rounds √(40/81) = 0.703 to 0.7 before squaring (tested as printed); the unrounded "
                "bound is shown.", **_EXAMPLE),
     Claim(id="s2-olh-quadruple", section="2.2.2", ref="eq. (3), example",

@@ -19,10 +19,10 @@ from ..analysis.config import PEMConfig, default_gamma
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, MissingInput, Readings
 from ..reporting.measures import g
 
-__all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "config_table", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-pem-optimizer"
 ENGINES = {NAME: "closed form, eq. (4)-(5) (ldp.analysis)"}
@@ -108,24 +108,6 @@ def draw(data: pd.DataFrame, *, m: int):
     return fig
 
 
-def config_table(rule: Mapping[int, PEMConfig], opt: Mapping[tuple, PEMConfig], n: int) -> pd.DataFrame:
-    """The rule's configuration (section 4.3) and the optimizer's, per ``k`` and ``epsilon``.
-
-    ``rule`` maps ``k`` to :func:`ldp.analysis.pem_default_config`'s result,
-    ``opt`` maps ``(k, epsilon)`` to :func:`ldp.analysis.optimize_pem`'s.
-    """
-    rows = []
-    for k, c_rule in rule.items():
-        entries = [("rule of section 4.3", c_rule)]
-        entries += [(f"optimize_pem, ε = {eps:g}", c) for (k_, eps), c in opt.items() if k_ == k]
-        for how, c in entries:
-            rows.append({"k": k, "chosen by": how, "γ": c.gamma, "η_i": str(c.etas), "g": c.g,
-                         "prefix lengths": str(c.prefix_lengths), "|D_i|": str(c.domain_sizes),
-                         "Σ |D_i|": c.queries, "g · max |D_i|": c.g * max(c.domain_sizes),
-                         "n[i]": c.group_sizes(n)[0]})
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------- claims: section 4.3, 4.4
 def _optimizer_vs_rule(store) -> pd.DataFrame:
     o = store.figure(NAME)
@@ -169,7 +151,7 @@ def _m_obs1(store):
 
 _OPTIMAL = (r"the optimal configuration is $\gamma=\log_2 k$, and for all $i$, $|C_i|=k$, $\eta[i]=\eta$, "
             r"$n[i]\approx n/g$,")
-_OPT = dict(section="4.3", chapter="03_pem", figure=NAME)
+_OPT: ClaimFields = dict(section="4.3", chapter="03_pem", figure=NAME)
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s4-opt-rounds", ref="optimal configuration", quote=_OPTIMAL,
           paper="the fewest rounds g the query limit allows",

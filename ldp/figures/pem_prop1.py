@@ -88,7 +88,7 @@ def _every(n: int, count: int):
     """Tick locator for ``count`` labels out of ``n`` heat-map cells."""
     from matplotlib.ticker import FixedLocator
 
-    return FixedLocator(np.linspace(0, n - 1, count).round() + 0.5)
+    return FixedLocator((np.linspace(0, n - 1, count).round() + 0.5).tolist())
 
 
 # --------------------------------------------------------------------------- claims: the appendix

@@ -7,17 +7,13 @@ leaves open (the text's or the printed threshold rank, which competitors) move
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pandas as pd
 import seaborn.objects as so
 from matplotlib.lines import Line2D
 
-from ..analysis import evaluate_configs
-from ..analysis.config import PEMConfig
 from ..plotting import interval, render, series_colors
 
-__all__ = ["NAME", "ENGINES", "frame", "draw", "readings_table"]
+__all__ = ["NAME", "ENGINES", "frame", "draw"]
 
 NAME = "fig-pem-readings"
 ENGINES = {NAME: "Monte-Carlo of the section 4.2.3 model (ldp.analysis.montecarlo)"}
@@ -57,21 +53,3 @@ def draw(data: pd.DataFrame):
     return render(plot, height=2.7, ncol=2, extra={"Monte-Carlo of the model (± 2 SE)": dots})
 
 
-def readings_table(rule: Mapping[int, PEMConfig], epsilons, n) -> pd.DataFrame:
-    """Predicted F1 of the rule's configurations under the four readings of eq. (5).
-
-    Columns ``k``, ``ε``, then ``SLOTS / COMPETITORS`` for ``slots`` in
-    ``text, formula`` and ``competitors`` in ``paper, lower``, and the cap
-    ``1 - 1/k`` of the printed formula.
-    """
-    rows = []
-    for k, c in rule.items():
-        for eps in epsilons:
-            row = {"k": k, "ε": eps}
-            for slots in ("text", "formula"):
-                for comp in ("paper", "lower"):
-                    row[f"{slots} / {comp}"] = float(evaluate_configs([c], eps, n=n, slots=slots,
-                                                                      competitors=comp).f1.iloc[0])
-            row["cap 1 - 1/k"] = 1 - 1 / k
-            rows.append(row)
-    return pd.DataFrame(rows)

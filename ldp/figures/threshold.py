@@ -2,43 +2,27 @@
 
 Each protocol releases every candidate whose estimate clears θ n instead of the
 top k, and runs with ``k(θ)``, the number of values the generating law puts at or
-above θ (:func:`k_for_threshold`).  Besides the figure, :func:`release_frame` is
+above θ (:func:`ldp.experiments.configurations.k_for_threshold`).  Besides the figure, :func:`release_frame` is
 the result table ``07_evaluation_more/threshold-release`` (values released
 against values truly above θ) a claim's note reads.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
-from ..core.dataset import Dataset
 from ..plotting import interval, method_scales, render
 from ..reporting import rules as R
-from ..reporting.claims import Claim, Measurement, MissingInput, Readings
+from ..reporting.claims import Claim, ClaimFields, Measurement, MissingInput, Readings
 from ..reporting.measures import K_FIXED, OTHERS, g, not_run, require, score_se
 
-__all__ = ["NAME", "ENGINES", "CHAPTER", "k_for_threshold", "threshold_table", "frame", "draw", "release_frame",
-           "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "CHAPTER", "frame", "draw", "release_frame", "CLAIMS"]
 
 NAME = "fig-evalmore-threshold"
 CHAPTER = "07_evaluation_more"
 ENGINES = {NAME: "count engine (10 runs)", f"{CHAPTER}/threshold-release": "count engine (10 runs)"}
 _COLUMNS = ["panel", "protocol", "epsilon", "threshold", "f1_mean", "f1_std", "runs"]
-
-
-def k_for_threshold(rank_frequencies, theta: float) -> int:
-    """``k(θ)``: the number of ranks whose frequency under the generating law is at least ``theta`` (at least 1)."""
-    return max(1, int(np.count_nonzero(np.asarray(rank_frequencies) >= theta)))
-
-
-def threshold_table(ds: Dataset, rank_frequencies, thetas: Sequence[float]) -> pd.DataFrame:
-    """Per threshold: ``k(θ)`` under the law and the number of values at or above θ in the data."""
-    return pd.DataFrame({"theta": list(thetas),
-                         "k(theta) (law)": [k_for_threshold(rank_frequencies, t) for t in thetas],
-                         "values >= theta in the data": [len(ds.above(t)) for t in thetas]}).set_index("theta")
 
 
 def _panels(s7a: pd.DataFrame, s7bc: pd.DataFrame, theta_fixed: float, eps_bc: tuple[float, float]):
@@ -163,7 +147,7 @@ def _m_fig7b_reversal(store):
 _SETTING = {"n_users": 1_000_000, "m_bits": 64, "query_limit": 2 ** 20}
 _ALSO = (r"The effects of fixing $\epsilon$ and varying $\theta$ are also demonstrated in Figure~\ref{"
          r"subfig:eval_k_synthesize_exponential_thres} and~\ref{subfig:eval_k_synthesize_exponential_thres_e4}.")
-_FIG7 = dict(section="6.2.3", chapter=CHAPTER, figure=NAME)
+_FIG7: ClaimFields = dict(section="6.2.3", chapter=CHAPTER, figure=NAME)
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig7a-pem-better", ref="Figure 7(a)", quote=r"\itergroup performs better than \spm and \hash.",
           paper="PEM better at θ = 0.023", tested="PEM against the best other at each ε, θ = 0.023",

@@ -13,12 +13,11 @@ import pandas as pd
 import seaborn.objects as so
 from matplotlib.ticker import FuncFormatter
 
-from ..plotting import interval, render
+from ..plotting import count_label, interval, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, MissingInput, NotCovered, Readings
+from ..reporting.claims import Claim, ClaimFields, MissingInput, NotCovered, Readings
 from ..reporting.measures import METRIC_NAMES, g, require, series
-from .identification import count_label
 
 __all__ = ["NAMES", "ENGINES", "DIST_STYLE", "lower_panels", "frame", "draw", "CLAIMS"]
 
@@ -155,7 +154,8 @@ def _m_fig4_ends(favourable: bool):
     return measure
 
 
-_FIG3, _FIG4 = dict(chapter="05_validation", figure=NAMES[3]), dict(chapter="05_validation", figure=NAMES[4])
+_FIG3: ClaimFields = dict(chapter="05_validation", figure=NAMES[3])
+_FIG4: ClaimFields = dict(chapter="05_validation", figure=NAMES[4])
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig3-analysis-matches", section="5.2", ref="Figure 3, eq. (4)",
           quote=r"It can be seen that all points (empirical results) lie on the line (analytical results),",

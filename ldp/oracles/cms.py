@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
-from .base import _exp, report_array
+from .base import exp_epsilon, report_array
 from .hashed import HashedOracle, SeededReports
 from .hashed_kernels import MODE_CMS, hashed_support
 
@@ -119,7 +119,7 @@ class CMS(HashedOracle[CMSReports]):
         self.m = self._check_m(m)
         self.width = check_int(width, "width", 2, 2**16)
         self.cells = self.width
-        e_half = math.sqrt(_exp(self.epsilon))
+        e_half = math.sqrt(exp_epsilon(self.epsilon))
         self.flip = 1.0 / (e_half + 1.0)
         self.p = 1.0 - self.flip
         w = self.width

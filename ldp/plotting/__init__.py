@@ -8,21 +8,19 @@ under ``_generated/figures``, the artefacts the book includes with a numbered
 """
 from .save import figure_data, save_figure, write_figure_data
 from .style import (
-    DATASET_STYLE,
     FONT_SIZE,
     FULL_WIDTH,
-    HALF_WIDTH,
     METHOD_STYLE,
     THEME,
+    count_label,
     interval,
     legend_above,
     method_scales,
     method_style,
     render,
     series_colors,
-    use_style,
 )
 
-__all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH",
-           "HALF_WIDTH", "FONT_SIZE", "THEME", "use_style", "method_style", "method_scales", "series_colors",
-           "interval", "render", "legend_above"]
+__all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME",
+           "method_style", "method_scales", "series_colors",
+           "count_label", "interval", "render", "legend_above"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -27,7 +28,7 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 _NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 #: the settings that make a saved file the same for the same figure (fonts as text, fixed SVG ids)
-_REPRODUCIBLE = {"svg.fonttype": "none", "pdf.fonttype": 42, "svg.hashsalt": "ldp"}
+_REPRODUCIBLE: dict[Any, Any] = {"svg.fonttype": "none", "pdf.fonttype": 42, "svg.hashsalt": "ldp"}
 
 __all__ = ["save_figure", "figure_data", "write_figure_data"]
 

@@ -3,9 +3,8 @@
 The rules:
 
 - **one colour and marker per method across the whole book** (:data:`METHOD_STYLE`:
-  the heavy-hitter protocols and the frequency oracles), greys for data sets
-  (:data:`DATASET_STYLE`) and a sequential ramp no method uses for parameter
-  series such as Zipf exponents or η (:func:`series_colors`);
+  the heavy-hitter protocols and the frequency oracles), and a sequential ramp
+  no method uses for parameter series such as Zipf exponents or η (:func:`series_colors`);
 - **fonts of at least 9 pt at the width the book shows a figure**: figures are
   drawn at their display size (:data:`FULL_WIDTH` inches for a full-width
   figure) with :data:`THEME`'s 9 pt text, so nothing is scaled down on the page;
@@ -21,26 +20,25 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
-__all__ = ["METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH", "HALF_WIDTH", "FONT_SIZE", "THEME", "use_style",
-           "method_style", "method_scales", "series_colors", "interval", "render", "legend_above"]
+__all__ = ["METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales", "series_colors",
+           "count_label", "interval", "render", "legend_above"]
 
 #: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
 #: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
 #: saved margin of a tight bounding box stays below it, so 9 pt stays at least 9 pt on the page
 FULL_WIDTH = 6.6
-#: width of a figure shown at half the text column
-HALF_WIDTH = 3.3
 #: the smallest font size (points) on any figure, at its display width
 FONT_SIZE = 9
 
-#: the book's matplotlib settings (:func:`use_style`; :func:`render` gives them to seaborn)
-THEME = {
+#: the book's matplotlib settings (:func:`render` draws with them)
+THEME: dict[Any, Any] = {
     "figure.dpi": 110, "figure.figsize": (FULL_WIDTH, 0.42 * FULL_WIDTH), "savefig.bbox": "tight",
     "font.size": FONT_SIZE, "axes.titlesize": FONT_SIZE + 1, "axes.labelsize": FONT_SIZE,
     "xtick.labelsize": FONT_SIZE, "ytick.labelsize": FONT_SIZE, "legend.fontsize": FONT_SIZE,
@@ -64,19 +62,6 @@ METHOD_STYLE: dict[str, dict[str, str]] = {
     "HR": {"color": "#e377c2", "marker": "h"},
     "CMS": {"color": "#bcbd22", "marker": "X"},
 }
-
-#: colour, line style and (hollow) marker per data set: greys, never a method's colour
-DATASET_STYLE: dict[str, dict[str, str]] = {
-    "URL": {"color": "#000000", "linestyle": "-", "marker": "o", "markerfacecolor": "none"},
-    "AOL": {"color": "#555555", "linestyle": "--", "marker": "s", "markerfacecolor": "none"},
-    "Synthetic": {"color": "#999999", "linestyle": ":", "marker": "^", "markerfacecolor": "none"},
-}
-
-
-def use_style() -> None:
-    """Set :data:`THEME` as matplotlib's defaults (for a chapter's own matplotlib figures)."""
-    plt.rcParams.update(THEME)
-
 
 def method_style(name: str) -> dict[str, str]:
     """The style of a method by name; a variant (``"PEM (HR)"``, ``"MCM, budget split"``) takes its family's.
@@ -119,6 +104,11 @@ def series_colors(n: int) -> list[tuple[float, float, float, float]]:
         raise ValueError(f"n must be >= 1, got {n}")
     cmap = plt.get_cmap("YlOrBr")
     return [cmap(x) for x in np.linspace(0.4, 0.95, n)]
+
+
+def count_label(v: float) -> str:
+    """A number of users as a short tick label: 20k, 100k, 1M, 3M (no 10^x: a superscript is below 9 pt)."""
+    return f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1e3:g}k" if v >= 1e3 else f"{v:g}"
 
 
 def interval(frame: pd.DataFrame, y: str, err: str, bounds: tuple[float | None, float | None] = (0.0, 1.0),
@@ -180,6 +170,7 @@ def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend
     with plt.rc_context(THEME), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The copy keyword is deprecated")  # seaborn 0.13 with pandas 3
         fig = plt.figure(figsize=(width, height), layout="constrained")
+        targets: list[Any]
         if isinstance(plots, so.Plot):
             plots, targets = [plots], [fig]
         elif isinstance(grid, list):

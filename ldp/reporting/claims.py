@@ -1,36 +1,21 @@
 """What a claim is: :class:`Claim`, the :class:`Registry` of them, the paper's numbers and quotes.
 
 Each claim is one statement the paper makes in words or numbers (or one of
-ours, ``ours=True``), written down as data where its figure is made: in the
-figure's module of :mod:`ldp.figures`, whose ``CLAIMS`` read the figure's CSV.
-:data:`ldp.figures.REGISTRY` collects them, in the paper's order.  A claim holds
-
-* a stable ``id`` (``"fig5-pem-best"``), the paper's section and the figure,
-  equation or statement as the paper numbers it (``ref``);
-* a short **verbatim** quote of the paper's LaTeX source (``quote``; macros
-  such as ``\\itergroup`` are kept, :func:`display_quote` prints them as the
-  paper does); for our own claims the quote is the sentence of the chapter that states it;
-* ``measure``: a function of the saved results (a
-  :class:`~ldp.reporting.results.ResultStore`: figure CSVs and a few named
-  tables), never of prose, returning the tidy table its ``rule`` decides on
-  (:mod:`ldp.reporting.measures` has the readers the figures share);
-* ``rule``: one of the decision rules of :mod:`ldp.reporting.rules`;
-* flags: stand-in data or re-implemented methods (``stand_in``, keys of
-  :data:`STAND_INS`; ``stand_in_decides=False`` when the stand-in cannot decide
-  it), our reading of a detail the paper leaves open (``interpretation``,
-  anchors of ``book/interpretation.md``, see :class:`Readings`);
-* where the book measures it (``chapter``, ``figure``) and the chapter
-  parameters its setting needs (``setting``).
-
-The paper's numbers (Figure 5 for the book's ``fig-eval-vary-eps``, (3) for the
-LaTeX label ``var_olh``) are read from ``book/_ext/paper_numbers.yml``
-(:func:`paper_numbers`).  Sections are numbered by the LaTeX's structure.
+ours, ``ours=True``), written as data beside its figure, in the figure's module
+of :mod:`ldp.figures`: a verbatim quote of the paper's LaTeX source (printed as
+the paper prints it by :func:`display_quote`), a ``measure`` that reads the saved
+results and a ``rule`` (:mod:`ldp.reporting.rules`) that decides it, with flags
+for stand-in data (:data:`STAND_INS`) and our readings of what the paper leaves
+open (:class:`Readings`).  :data:`ldp.figures.REGISTRY` collects them in the
+paper's order.  The paper's numbers (Figure 5 for the book's ``fig-eval-vary-eps``,
+(3) for the LaTeX label ``var_olh``) are read from ``book/_ext/paper_numbers.yml``
+(:func:`paper_numbers`); sections are numbered by the LaTeX's structure.
 """
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,8 +27,8 @@ from ..paths import repo_root
 from .results import ResultStore
 from .rules import Rule
 
-__all__ = ["Claim", "Measurement", "NotCovered", "MissingInput", "Registry", "Readings", "STAND_INS",
-           "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE", "check_quotes", "paper_sections"]
+__all__ = ["Claim", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "Registry", "Readings", "STAND_INS",
+           "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
 
 
 class NotCovered(LookupError):
@@ -86,6 +71,10 @@ class Readings:
     ZIPF = "2-zipf-and-zipf-20-section-5"
     TREEHIST = "treehist"
     SFP = "sfp"
+
+
+#: the type of a module's shared claim fields (``_FIG = dict(chapter=..., figure=...)``, given as ``**_FIG``)
+ClaimFields = dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,10 +199,9 @@ def display_quote(quote: str) -> str:
     pieces = quote.split("$")
     for i, piece in enumerate(pieces):
         for macro, text in sorted(MACROS.items(), key=lambda kv: -len(kv[0])):
-            # outside math: the word and a space (\xspace); inside math: upright letters
-            repl = text + " " if i % 2 == 0 else rf"\mathsf{{{text}}}"
-            piece = re.sub(re.escape(macro) + r"(?![A-Za-z])" + (r"\s?" if i % 2 == 0 else ""),
-                           lambda _m, repl=repl: repl, piece)
+            # outside math: the word and a space (\xspace); inside math: upright letters (no backslash escapes)
+            repl = (text + " " if i % 2 == 0 else rf"\mathsf{{{text}}}").replace("\\", "\\\\")
+            piece = re.sub(re.escape(macro) + r"(?![A-Za-z])" + (r"\s?" if i % 2 == 0 else ""), repl, piece)
         pieces[i] = piece
     out = "$".join(pieces)
     out = re.sub(r"~?\\(?:eq)?ref\{([^}]*)\}", lambda m: " " + latex_labels().get(m.group(1), "?"), out)
@@ -256,47 +244,3 @@ class Registry:
     def title(self, figure: str) -> str:
         """What the paper calls figure ``figure`` ("Figure 5", "section 4.3"; the label itself if unknown)."""
         return {**paper_titles(), **self.titles}.get(figure, figure)
-
-
-_SECTIONING = re.compile(r"\\(section|subsection|subsubsection)\*?\{|\\appendix\b")
-
-
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def paper_sections(tex: str) -> list[tuple[str, str]]:
-    """The LaTeX source cut at its sectioning commands: (section number, whitespace-normalised text) pairs.
-
-    Sections are numbered by the structure (``\\section`` 1, 2, ...,
-    ``\\subsection`` 1.1, ...); everything after ``\\appendix`` is "Appendix".
-    """
-    parts, counters, label, start = [], [0, 0, 0], "0", 0
-    for m in _SECTIONING.finditer(tex):
-        parts.append((label, _normalise(tex[start:m.start()])))
-        if m.group(0).startswith("\\appendix"):
-            label = "Appendix"
-        elif label != "Appendix":
-            level = ("section", "subsection", "subsubsection").index(m.group(1))
-            counters[level] += 1
-            counters[level + 1:] = [0] * (2 - level)
-            label = ".".join(str(c) for c in counters[:level + 1])
-        start = m.start()
-    parts.append((label, _normalise(tex[start:])))
-    return parts
-
-
-def check_quotes(tex: str, claims: Sequence[Claim]) -> pd.DataFrame:
-    """Check each claim's quote against the paper's LaTeX source ``tex`` (run by hand; tests cannot read it).
-
-    A quote is verbatim if it occurs in the source once whitespace is collapsed.  Returns one
-    row per claim: ``id``, ``found``, ``sections`` (where the quote occurs, by the LaTeX's
-    numbering), ``section`` (the claim's) and ``section_ok``.
-    """
-    parts = paper_sections(tex)
-    rows = []
-    for c in claims:
-        where = [label for label, text in parts if _normalise(c.quote) in text]
-        rows.append({"id": c.id, "found": bool(where), "sections": ", ".join(where), "section": c.section,
-                     "section_ok": c.section in where})
-    return pd.DataFrame(rows)

@@ -1,20 +1,13 @@
 """The readers claims share: standard errors, PEM against its rivals, series, the setting a claim needs.
 
-A claim's ``measure`` (see :class:`ldp.reporting.claims.Claim`) reads the saved
-results and returns the table its rule decides on.  The measures of the
-figure modules (:mod:`ldp.figures`) are built from these pieces, so that two
-figures that say the same kind of thing ("PEM at least the best other",
-"falls with k") are measured the same way:
-
-* :func:`score_se` -- the standard error of a mean F1 or NCR, floored;
-* :func:`eval_points` -- a figure's mean scores with that standard error;
-* :func:`pem_vs_best_other` -- PEM against the best of its rivals, one row per point
-  (the columns of :class:`~ldp.reporting.rules.OrderingHolds`);
-* :func:`series` -- points as the ``series, x, y, se`` of
-  :class:`~ldp.reporting.rules.Monotone` and :class:`~ldp.reporting.rules.ArgmaxAt`;
-* :func:`one` -- a single value against its target (:class:`~ldp.reporting.rules.WithinTolerance`);
-* :func:`require` -- :class:`~ldp.reporting.claims.NotCovered` unless the run has the claim's point;
-* :func:`aol_note`, :func:`not_run`, :func:`g` -- small helpers for notes and labels.
+A claim's ``measure`` (:class:`ldp.reporting.claims.Claim`) reads the saved results
+and returns the table its rule decides on.  The figure modules of :mod:`ldp.figures`
+build their measures from these pieces, so that two figures that say the same kind
+of thing ("PEM at least the best other", "falls with k") are measured alike: the
+columns :func:`pem_vs_best_other` returns are those of
+:class:`~ldp.reporting.rules.OrderingHolds`, :func:`series` those of
+:class:`~ldp.reporting.rules.Monotone` and :class:`~ldp.reporting.rules.ArgmaxAt`,
+:func:`one` those of :class:`~ldp.reporting.rules.WithinTolerance`.
 """
 from __future__ import annotations
 

@@ -1,37 +1,22 @@
 """The files the claims become: the book's generated pages, the evidence data, a rerun's claims table.
 
-A book build (``make book``, ``make pdf``; :func:`ldp.rerun.build.stage` calls
-:func:`write_book_report` once the notebooks ran) evaluates every claim
-against the build's :class:`~ldp.reporting.results.ResultStore` and writes,
-atomically, into ``_generated/report/``:
-
-``report.md``
-    The report (:func:`~ldp.reporting.report.render_report`), included by
-    ``book/reproduction.md``.
-``scorecard.md``
-    The scorecard (:func:`~ldp.reporting.report.render_scorecard`), included at
-    the top of ``book/intro.md``.
-``claims.json``
-    Every row (:func:`claims_json`), read by the Sphinx extension
-    ``book/_ext/ldp_evidence.py``, which puts an evidence box under each of the
-    paper's figures.
-``claims.csv``
-    The tidy table (:func:`~ldp.reporting.report.evaluate`).
-``evidence/<figure>.md``
-    The evidence boxes as MyST Markdown (for reading, or for a page that
-    includes one).
-
-A rerun (``python -m ldp rerun``; :func:`ldp.rerun.run.rerun` calls
-:func:`write_rerun_report`) gets ``claims.csv`` and ``claims.md`` in its
-folder, with only the claims its chapter measures, and those whose setting
-the new parameters leave out marked "not covered by this run's parameters".
+A book build (:func:`ldp.rerun.build.stage` calls :func:`write_book_report` once the
+notebooks ran) evaluates every claim against the build's
+:class:`~ldp.reporting.results.ResultStore` and writes, atomically, into
+``_generated/report/``: ``report.md`` (included by ``book/reproduction.md``),
+``scorecard.md`` (at the top of ``book/intro.md``), ``claims.json`` (every row,
+:func:`claims_json`, which the Sphinx extension ``book/_ext/ldp_evidence.py`` turns
+into an evidence box under each of the paper's figures), ``claims.csv`` (the tidy
+table of :func:`~ldp.reporting.report.evaluate`) and ``evidence/<figure>.md``.
+A rerun (:func:`ldp.rerun.run.rerun` calls :func:`write_rerun_report`) gets
+``claims.csv`` and ``claims.md`` in its folder, with only the claims its chapter
+measures, those its parameters leave out marked "not covered by this run's parameters".
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -41,8 +26,7 @@ from .claims import Registry, display_quote
 from .report import caret_math, evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
 from .results import MODES, ResultStore
 
-__all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report",
-           "main"]
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report"]
 
 #: the folder under ``_generated/`` the book's generated report pages go to
 REPORT_DIR = "report"
@@ -192,33 +176,3 @@ def write_rerun_report(folder: str | Path, chapter: str, registry: Registry) -> 
         table.to_csv(tmp, index=False)
     page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
     return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}
-
-
-def main(registry: Registry, argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp.figures``: evaluate ``registry``'s claims against a build's or a rerun's results."""
-    ap = argparse.ArgumentParser(prog="python -m ldp.figures", description=(
-        "Evaluate every claim of the paper against saved results and write claims.csv, claims.json, report.md, "
-        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
-    ap.add_argument("--mode", choices=MODES, default=None,
-                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
-    ap.add_argument("--book", action="store_true",
-                    help="write the book's pages, _generated/report/ (what make book does after the notebooks)")
-    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
-    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
-    args = ap.parse_args(argv)
-    if args.rerun:
-        store = ResultStore.for_rerun(args.rerun)
-        chapters = [store.root.name.rsplit("-", 1)[0]]
-    else:
-        mode = args.mode
-        if mode is None:
-            marker = generated_dir() / "MODE"
-            mode = marker.read_text().strip() if marker.is_file() else "full"
-        store, chapters = ResultStore.for_build(mode), None
-    out = generated_dir() / REPORT_DIR if args.book and not args.rerun and args.out is None else args.out
-    paths = write_outputs(store, registry, out, chapters=chapters)
-    table = pd.read_csv(paths["claims.csv"])
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
-    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
-    return 0

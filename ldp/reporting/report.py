@@ -1,22 +1,15 @@
 """Evaluate every claim against a result store and render the report, the scorecard and evidence boxes.
 
 :func:`evaluate` turns a registry of claims (:data:`ldp.figures.REGISTRY`) and a
-:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per
-claim: id, section, figure, quote, what was measured, the rule, the verdict
-and its one-line explanation, the stand-in and interpretation flags and the
-link target.  A claim is "not testable here" when its inputs are missing
-(e.g. the AOL data was absent), when the run's parameters leave out its
-setting (then ``covered`` is ``False`` and ``coverage`` says "not covered by
-this run's parameters: ..."), or when a stand-in cannot decide it.
-
-Three renderings (MyST Markdown for Jupyter Book), each taking the build mode:
-:func:`render_report` (the report page, grouped by the paper's sections,
-rules and tolerances stated at the top), :func:`render_scorecard` (counts per
-verdict, the three largest differences, stand-ins, engines, a link to the
-report) and :func:`render_evidence` (a box under a figure: what the paper
-says, what we measure, the verdict, a link to the report's rows).  In a quick
-build every output starts with a banner saying its verdicts use small samples
-and are not the reproduction's.
+:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per claim
+(:data:`COLUMNS`), each decided by :func:`evaluate_claim`.  A claim is "not
+testable here" when its inputs are missing (e.g. the AOL data was absent), when
+the run's parameters leave out its setting (``covered`` is then ``False``), or
+when a stand-in cannot decide it.  Three MyST renderings, each taking the build
+mode (a quick build's open with a banner: small samples, not the reproduction's
+verdicts): :func:`render_report` (the report page, by the paper's sections, the
+rules and tolerances first), :func:`render_scorecard` (counts per verdict, the
+largest differences, stand-ins, engines) and :func:`render_evidence` (a box under a figure).
 """
 from __future__ import annotations
 
@@ -58,7 +51,6 @@ SECTIONS = {
     "6": "Section 6: evaluation",
     "7": "Section 7 and after: PEM against TreeHist and SFP (rows marked ours are not the paper's)",
 }
-_SECTIONS = SECTIONS
 
 
 # --------------------------------------------------------------------------- #
@@ -163,7 +155,7 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict
         return row
     except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
         raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
-                           f"its inputs: {', '.join(claim.inputs) or 'none'}") from exc
+                           f"its inputs: {', '.join(claim.inputs or ()) or 'none'}") from exc
     row |= {"measured": decision.summary + (f"; {m.note}" if m.note else ""), "verdict": decision.verdict,
             "numbers": dict(decision.numbers), "explanation": decision.explanation,
             "excess": _excess(claim.rule.kind, dict(decision.numbers))}
@@ -247,7 +239,7 @@ def _cell(text) -> str:
 
 def _major(section: str) -> str:
     head = section.split(".")[0]
-    return head if head in _SECTIONS else "4"
+    return head if head in SECTIONS else "4"
 
 
 def group_label(row) -> str:
@@ -325,7 +317,7 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     _check_mode(mode)
     parts = [quick_banner(mode), rules_section()]
     table = table.assign(_major=table["section"].map(_major))
-    for major, title in _SECTIONS.items():
+    for major, title in SECTIONS.items():
         sec = table[table["_major"] == major]
         if sec.empty:
             continue

@@ -24,9 +24,6 @@ from .verdicts import Decision, not_testable
 __all__ = ["Rule", "WithinSE", "WithinTolerance", "OrderingHolds", "Monotone", "ArgmaxAt"]
 
 
-# --------------------------------------------------------------------------- #
-# what the rules share
-# --------------------------------------------------------------------------- #
 def _share_verdict(passed: int, tested: int, required: float) -> str:
     """reproduced / partly / not from the share of points (or series) that pass."""
     share = passed / tested
@@ -98,9 +95,6 @@ class Rule:
         raise NotImplementedError
 
 
-# --------------------------------------------------------------------------- #
-# 1. within t standard errors
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class WithinSE(Rule):
     """Observed values match expected ones within ``t`` standard errors, corrected for the number of points.
@@ -163,9 +157,6 @@ class WithinSE(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 2. within an absolute tolerance
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class WithinTolerance(Rule):
     """Values are within ``tol`` of their targets.
@@ -195,6 +186,11 @@ class WithinTolerance(Rule):
             raise ValueError(f"tol={self.tol!r} must be a finite number >= 0")
         if self.t is not None and not self.t > 0:
             raise ValueError(f"t={self.t!r} must be > 0 or None")
+
+    @classmethod
+    def printed(cls, number: str) -> WithinTolerance:
+        """Within half a unit of the last digit of ``number`` as the paper prints it (``"0.023"``, ``"4,410,000"``)."""
+        return cls(V.printed_tolerance(number), "half a unit of the printed digit")
 
     def describe(self) -> str:
         noise = f" plus {self.t:g} standard errors" if self.t is not None else ""
@@ -240,9 +236,6 @@ class WithinTolerance(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 3. an ordering holds at a share of the points
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class OrderingHolds(Rule):
     """``a`` is at least ``b`` (plus ``margin``) at a share >= ``share`` of the points.
@@ -337,9 +330,6 @@ class OrderingHolds(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 4. monotone in a parameter
-# --------------------------------------------------------------------------- #
 def _series_points(measurement: pd.DataFrame, rule: str) -> pd.DataFrame:
     """The ``series, x, y, se`` points of a measurement with both coordinates (checked for ``rule``)."""
     return _check_columns(measurement, ("series", "x", "y", "se"), rule).dropna(subset=["x", "y"])
@@ -418,9 +408,6 @@ class Monotone(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 5. argmax at a value
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class ArgmaxAt(Rule):
     """The maximum of each series is at ``at``, within its standard error.
