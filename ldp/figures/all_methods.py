@@ -101,7 +101,7 @@ def _groups(bars: pd.DataFrame, m: int) -> so.Plot:
                                                               baseline="bit_start", alpha="alpha")
             .add(so.Bar(width=0.12, color="0.6"), so.Shift(y=0.4), data=whole, y="group_label", x="bit_stop",
                  baseline="bit_start")
-            .add(so.Text(color="white", fontsize=8), data=parts[parts["text"] != ""], y="group_label", x="mid",
+            .add(so.Text(color="white", fontsize=9), data=parts[parts["text"] != ""], y="group_label", x="mid",
                  text="text")
             .scale(baseline=None, alpha=None, y=so.Nominal(order=order), x=so.Continuous().tick(every=16))
             .limit(x=(0, m)).label(y="", x="bit position"))
@@ -155,7 +155,7 @@ def draw(data: pd.DataFrame, protocols: Mapping, n: int):
     budgets = data[data["bar"] == "whole value"].groupby("method", sort=False)["budget"].first()
     fig.suptitle("grey bar: the whole value, sent by every user: " + ", ".join(f"{k} {v}" for k, v in
                                                                                      budgets.items())
-                 + "; PEM: light = prefix known from $C_{i-1}$, dark = new bits tested", fontsize=9)
+                 + "\nPEM: light = prefix known from $C_{i-1}$, dark = new bits tested", fontsize=9)
     return fig
 
 

@@ -66,7 +66,7 @@ def draw(data: pd.DataFrame):
     scales = {prop: so.Nominal({n: styles[n][key] for n in names}, order=names)
               for prop, key in (("color", "color"), ("marker", "marker"), ("linestyle", "ls"), ("fillcolor", "fill"))}
     plots = []
-    for panel, title in zip("abc", ("(a) partitioning users", r"(b) $\eta$ (PEM)", "(c) assumed distribution (PEM)")):
+    for panel, title in zip("abc", ("(a) partitioning users", r"(b) $\eta$ (PEM)", "(c) assumed distribution")):
         part = d[d["panel"] == panel]
         plots.append(so.Plot(part, x="x", y="f1_mean", color="series", marker="series", linestyle="series",
                              fillcolor="series")

@@ -83,7 +83,7 @@ def draw(data: pd.DataFrame, *, title: str):
             .scale(color=scales["color"], marker=scales["marker"], y=so.Continuous().tick(every=1).label(powers))
             .limit(y=(math.log10(floor), None))
             .label(x=r"$\varepsilon$", y="Var (squared count error, log scale)", title=title, color="", marker=""))
-    return render(plot, height=3.6, width=0.72 * FULL_WIDTH, ncol=5,
+    return render(plot, height=3.6, width=0.72 * FULL_WIDTH, ncol=3,
                   extra={"eq. (3)": Line2D([], [], color="k", lw=1),
                          "exact variance": Line2D([], [], color="k", lw=1, ls="--")})
 

@@ -65,9 +65,10 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, s
             .label(x=xlabel, y="score", title=str, color="", marker=""))
     fig = render(plot, height=4.9, ncol=3)
     for ax in fig.axes:
-        if ax.get_title() in titles.values() and not ax.lines:
-            ax.text(0.5, 0.5, f"No results:\nthe data file\n{missing} in this build\n(see data/README.md)",
-                    ha="center", va="center", transform=ax.transAxes)
+        for (ds, _), title in titles.items():
+            if ax.get_title() == title and not ax.lines:
+                ax.text(0.5, 0.5, f"No {ds} results:\nthe {ds} data file\n{missing} in this build\n"
+                        "(see data/README.md)", ha="center", va="center", transform=ax.transAxes)
     return fig
 
 

@@ -47,7 +47,7 @@ def draw(data: pd.DataFrame):
                      .limit(y=(-0.03, 1.03))
                      .label(x="frequency of the value", y="identification probability" if panel == "a" else "",
                             title=grp["title"].iloc[0], color=""))
-    return render(plots, height=3.6, ncol=6, extra={"simulation (± 2 SE)": Line2D([], [], color="k", marker="o",
+    return render(plots, height=3.6, ncol=4, extra={"simulation (± 2 SE)": Line2D([], [], color="k", marker="o",
                                                                                     ms=3.5, ls="none"),
                                                     "eq. (5)": Line2D([], [], color="k", lw=1)})
 

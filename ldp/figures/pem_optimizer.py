@@ -90,7 +90,8 @@ def draw(data: pd.DataFrame, *, m: int):
     colors = so.Nominal(dict(zip(eps, series_colors(len(eps)))), order=eps)
     by = {lay: d[d["layout"] == lay] for lay in ("leftover", "balanced", CHOICE)}
     eta_max = int(d["eta"].max())
-    plot = (so.Plot(by["leftover"], x="eta", y="predicted", color="eps").facet(col="title", wrap=2)
+    plot = (so.Plot(by["leftover"], x="eta", y="predicted", color="eps")
+            .facet(col="title", wrap=2, order=sorted(d["title"].unique()))
             .add(so.Line(marker=".", pointsize=4))
             .add(so.Dot(fill=False, pointsize=5), data=by["balanced"], x="eta", y="predicted", color="eps",
                  col="title")

@@ -40,7 +40,7 @@ def draw(data: pd.DataFrame):
     mc = interval(d, "monte_carlo", "monte_carlo_errorbar")
     readings = list(dict.fromkeys(lines["reading"]))
     plot = (so.Plot(lines, x="rank", y="P", color="reading", linestyle="reading")
-            .facet(col="title", order=list(dict.fromkeys(d["title"])))
+            .facet(col="title", order=sorted(d["title"].unique()))
             .add(so.Line(linewidth=1.6))
             .add(so.Dot(color="black", pointsize=3), data=mc, x="rank", y="monte_carlo", col="title",
                  color=None, linestyle=None)

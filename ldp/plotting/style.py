@@ -143,7 +143,8 @@ def legend_above(fig, *, ncol: int | None = None, title: str | None = None, extr
     if not seen:
         return None
     return fig.legend(list(seen.values()), list(seen), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
-                      ncol=ncol or min(len(seen), 6), title=title)
+                      ncol=ncol or min(len(seen), 6), title=title, columnspacing=1.2,
+                      handlelength=1.6)
 
 
 def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend: str | None = "above",
