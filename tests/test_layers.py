@@ -216,7 +216,7 @@ def test_no_duck_typing_of_ldp_types():
 
 
 def unbounded_memos(source: str) -> list[str]:
-    """``functools.cache`` and ``lru_cache(maxsize=None)``: the issue allows no unbounded cache."""
+    """``functools.cache`` and ``lru_cache(maxsize=None)``: every memo needs a bound (memory stays flat at scale)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module == "functools":

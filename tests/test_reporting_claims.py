@@ -78,7 +78,7 @@ def test_every_figure_module_follows_the_pattern():
             assert set(claim.inputs) <= own, (module.__name__, claim.id, claim.inputs)
 
 
-def test_the_reviewers_rows_are_in_the_registry():
+def test_the_rows_readers_asked_for_are_in_the_registry():
     for claim_id in ("fig7b-theta-0005", "fig5-lead-grows-with-eps", "fig6-spm-small-k", "fig6-url-pem-k",
                      "fig4-analysis-matches", "fig3-analysis-matches", "fig3b-eta-optimal", "fig8c-assumption-similar",
                      "fig5-pem-best"):
@@ -152,7 +152,7 @@ def test_setting_names_are_parameters_of_the_chapter(claim):
             assert default == value, (name, default, value)
 
 
-def test_ours_are_marked_and_the_reviewers_chapter_08_rows_exist():
+def test_ours_are_marked_and_chapter_08s_rows_exist():
     ours = {c.id for c in CLAIMS if c.ours}
     assert {"ours-pem-beats-successors-eps", "ours-pem-beats-successors-k", "ours-pem-beats-sfp",
             "ours-successors-f1-08", "ours-treehist-fewer-groups"} <= ours
