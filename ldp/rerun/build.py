@@ -147,6 +147,9 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
 
     for nb, _ in todo:
         manifest.pop(nb.stem, None)
+        for old in (store.tables / nb.stem).glob("*"):  # a chapter's tables are what its last run saved
+            if old.is_file() and old.name != "parameters.json":
+                old.unlink()
     print(f"[run_notebooks] mode={mode}: executing {len(todo)} notebook(s) "
           f"with {workers} worker(s), {len(results)} unchanged", flush=True)
     with cf.ThreadPoolExecutor(max_workers=workers) as pool:
