@@ -257,6 +257,11 @@ R_HASHED = 150  # runs per engine
 
 
 @pytest.fixture(scope="module")
+def small16():
+    return datasets.zipf(20_000, m=16, rng=7)
+
+
+@pytest.fixture(scope="module")
 def small16_5k():
     return datasets.zipf(5_000, m=16, rng=8)
 

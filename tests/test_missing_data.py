@@ -104,8 +104,9 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
         assert svg.count("No AOL results") == 2, f"{name}: the two AOL panels do not say the data is missing"
 
     # build the chapter alone with -W -n: a glue key the text needs but the notebook did not glue fails
-    minibook.scaffold(book, [f"_generated/notebooks/{CHAPTER}", "book/interpretation"])
-    (book / "book" / "interpretation.md").write_text("# Interpretation\n")  # target of {doc} links
+    minibook.scaffold(book, [f"_generated/notebooks/{CHAPTER}", "book/interpretation", "book/reproduction"])
+    for page in ("interpretation", "reproduction"):  # targets of {doc} links
+        (book / "book" / f"{page}.md").write_text(f"# {page.title()}\n")
     proc = minibook.build(book, env=runner.kernel_env(figures))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
