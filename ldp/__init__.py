@@ -11,11 +11,11 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L8    ``__main__``, ``book``, ``rerun``: the command line, what a chapter
-      glues (its numbers and the registry's verdicts), reruns of a chapter;
-      below them ``figures``: one module per figure (its tidy frame, its
-      seaborn drawing, its claims) and the claims registry; below that
-      ``plotting`` (the figures' look, saving a figure with its CSV) and
+L10   ``__main__``, ``book``, ``rerun``: the command line, what a chapter
+      glues (its numbers and the registry's verdicts), reruns of a chapter
+L9    ``figures``: one module per figure (its tidy frame, its seaborn
+      drawing, its claims) and the claims registry
+L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
       ``reporting`` (claims, decision rules, shared measures, evaluation and
       the report), which never import ``figures``
 L7    ``experiments``: grids of runs, the results cache, summaries
