@@ -201,7 +201,7 @@ class Aggregator:
         return list(self._batches)
 
     def reports(self) -> ProtocolReports:
-        """Every accepted report, merged by user index: what :meth:`aggregate` takes.
+        """Every accepted report, merged by user index: what :meth:`ldp.protocols.HeavyHitterProtocol.aggregate` takes.
 
         Raises
         ------
