@@ -265,10 +265,12 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     import minibook
 
     book = tmp_path / "book"
-    minibook.scaffold(book, ["book/interpretation", "book/rerun", "book/reproduction", "book/scorecard"]
+    minibook.scaffold(book, ["book/interpretation", "book/rerun", "book/deployment", "book/reproduction",
+                             "book/scorecard"]
                       + [f"_generated/notebooks/{c}" for c in sorted({c.chapter for c in CLAIMS})])
     shutil.copy(ROOT / "book" / "interpretation.md", book / "book" / "interpretation.md")
     (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
+    (book / "book" / "deployment.md").write_text("(deployment)=\n# Deployment\n")  # and to this one
     (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + RP.render_report(table, "quick"))
     (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full", REGISTRY))
     stubs = book / "_generated" / "notebooks"
