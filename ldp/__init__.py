@@ -14,7 +14,10 @@ lower ones, never upwards, at module level or inside a function:
 L8    ``plotting``, ``reporting``, ``rerun``, ``book``, ``__main__``: the
       book's figures and claims, reruns of a chapter, the command line
 L7    ``experiments``: grids of runs, the results cache, summaries
-L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
+L6    ``attacks``: fake users' reports (input manipulation, random
+      perturbed values, maximal gain), how many it takes to plant a value,
+      and the server's checks; ``datasets``: synthetic (Zipf, exponential),
+      URL and AOL data (the two import neither each other)
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
 L4    ``engines``: where the support counts come from (reports or counts)
 L3    ``core``: question and plan, candidates, selection, results, and the
@@ -64,7 +67,7 @@ _LAZY = {
     "SFP": "ldp.protocols",
 }
 _SUBMODULES = {"values", "validation", "oracles", "analysis", "core", "engines", "protocols", "metrics",
-               "datasets", "experiments", "plotting"}
+               "attacks", "datasets", "experiments", "plotting"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 
