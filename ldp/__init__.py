@@ -11,8 +11,9 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L8    ``plotting``, ``reporting``, ``rerun``, ``book``, ``__main__``: the
-      book's figures and claims, reruns of a chapter, the command line
+L8    ``plotting``, ``figures``, ``reporting``, ``rerun``, ``book``,
+      ``__main__``: the book's figures and claims, reruns of a chapter, the
+      command line
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``attacks``: fake users' reports (input manipulation, random
       perturbed values, maximal gain), how many it takes to plant a value,

@@ -248,6 +248,7 @@ def test_sum_tail_table_and_sparse_top_with_crafted_users():
     assert stats.mannwhitneyu(kth_s, kth_f).pvalue > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,kind,r", [("PEM", "MGA", 1), ("PEM", "MGA", 3), ("PEM", "input", 2),
                                          ("PEM", "RPA", 1), ("PEM-HR", "MGA", 1), ("PEM-CMS", "MGA", 2),
                                          ("PEM-CMS", "RPA", 1)])
@@ -255,7 +256,7 @@ def test_count_engine_with_crafted_users_has_the_protocols_supports(name, kind, 
     """Each candidate's support over runs: same mean and variance in both engines (targets, held, unheld)."""
     P = PROTOCOLS[name]()
     data = datasets.zipf(3000, m=24, rng=2)
-    runs = 120
+    runs = 100
     sup = {"counts": [], "protocol": []}
     for rep in range(runs):
         sc = Scenario(P, data, Attack(kind, targets=r, trials=4), rng=rep, max_fraction=0.2)
@@ -275,6 +276,7 @@ def test_count_engine_with_crafted_users_has_the_protocols_supports(name, kind, 
             assert stats.levene(a[:, j], b[:, j]).pvalue > ALPHA
 
 
+@pytest.mark.slow
 def test_count_engine_with_crafted_users_spm_pairs():
     """SPM's pair counts with maximal-gain users: the counts engine's mean equals the protocol's."""
     P = ldp.SPM(2.0, 4, 24)
@@ -333,8 +335,9 @@ def test_done_when_mga_plants_a_fresh_target_input_does_not(synthetic):
 def test_smallest_fraction_and_its_prediction(synthetic):
     pem = ldp.PEM(2.0, 16, 64)
     steps = honest_steps(pem, synthetic, reps=2, rng=1)
-    f_mga, runs = smallest_fraction(Scenario(pem, synthetic, Attack("MGA", 1), rng=2), rng=3)
-    f_in, _ = smallest_fraction(Scenario(pem, synthetic, Attack("input", 1), rng=2), rng=3)
+    f_mga, runs, out = smallest_fraction(Scenario(pem, synthetic, Attack("MGA", 1), rng=2), rng=3)
+    assert out.planted == 1 and out.fraction == f_mga
+    f_in, _, _ = smallest_fraction(Scenario(pem, synthetic, Attack("input", 1), rng=2), rng=3)
     assert runs <= 30 and f_mga < f_in
     for f, kind in ((f_mga, "MGA"), (f_in, "input")):
         pred = predicted_fraction(steps, synthetic.n, kind=kind)
@@ -347,7 +350,7 @@ def test_smallest_fraction_and_its_prediction(synthetic):
 
 def test_threshold_grid_does_not_depend_on_the_workers():
     data = {"z": datasets.zipf(20_000, m=24, rng=5)}
-    protos = {"PEM": lambda e: ldp.PEM(e, 4, 24)}
+    protos = {"PEM": lambda e, m: ldp.PEM(e, 4, m)}
     kw = dict(reps=1, needs=(1, 2), root_seed=3, max_fraction=0.3)
     attacks = [Attack("MGA", 2), Attack("input", 2)]
     a = threshold_grid(protos, data, [2.0], attacks, n_jobs=1, **kw)

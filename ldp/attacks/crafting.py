@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -66,12 +67,12 @@ def _hashed(oracle) -> bool:
     return isinstance(oracle, (OLH, HR, CMS))
 
 
-def _answers(oracle: FrequencyOracle, answers) -> np.ndarray:
+def _answers(oracle: Any, answers) -> np.ndarray:
     """The distinct answers, checked against the oracle's domain."""
     if _hashed(oracle):
         a = as_values(answers, oracle.m, name="answers")
         return np.unique(a, axis=0) if a.ndim == 2 else np.unique(a)
-    d = oracle.domain_size  # type: ignore[attr-defined]
+    d = oracle.domain_size
     return np.unique(check_indices(answers, d, "answers"))
 
 
@@ -224,7 +225,7 @@ def _rpa(oracle, n: int, rng: np.random.Generator) -> Reports:
     return oracle.reports_class(oracle.params, seed=seeds, y=y)
 
 
-def support_matrix(oracle: FrequencyOracle, reports: Reports, answers) -> np.ndarray:
+def support_matrix(oracle: Any, reports: Any, answers) -> np.ndarray:
     """Which report supports which answer: ``(n_reports, n_answers)`` bool (answers as given, not merged).
 
     The aggregator's own test (a report supports ``v`` when the oracle's
@@ -235,7 +236,7 @@ def support_matrix(oracle: FrequencyOracle, reports: Reports, answers) -> np.nda
     if _hashed(oracle):
         a = as_values(answers, oracle.m, name="answers")
     else:
-        a = check_indices(answers, oracle.domain_size, "answers")  # type: ignore[attr-defined]
+        a = check_indices(answers, oracle.domain_size, "answers")
     if isinstance(oracle, GRR):
         return reports.y.astype(np.uint64)[:, None] == a[None, :]
     if isinstance(oracle, OUE):
@@ -364,7 +365,7 @@ def crafted_rho(oracle: FrequencyOracle, kind: str, r: int = 1) -> float:
     if isinstance(oracle, GRR):
         return 0.0
     if isinstance(oracle, OUE):
-        return float(_extra_ones(oracle, r, oracle.domain_size))
+        return float(_extra_ones(oracle, np.asarray(r), oracle.domain_size))
     if isinstance(oracle, CMS):
         return float(oracle.q)
     if isinstance(oracle, OLH):
@@ -372,7 +373,7 @@ def crafted_rho(oracle: FrequencyOracle, kind: str, r: int = 1) -> float:
     return (oracle.block_size / 2 - 1) / oracle.cells  # type: ignore[attr-defined]
 
 
-def report_rho(oracle: FrequencyOracle, kind: str, reports: Reports) -> float:
+def report_rho(oracle: Any, kind: str, reports: Any) -> float:
     """:func:`crafted_rho` of these crafted reports: the mean over them of each one's share of supported values.
 
     For the reports whose share is known from the report alone (a count-mean

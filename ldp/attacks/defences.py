@@ -57,14 +57,17 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ..core import HeavyHitterResult, ProtocolReports, Question
+from ..metrics import f1
 from ..oracles import CMS, HR, OLH
 from ..validation import check_fraction, check_int, check_rng
 from ..values import as_values, match_sorted, prefix, sort_unique, to_chunks32, value_keys
 from . import kernels
 from .crafting import support_matrix
 from .fake import random_values
+from .simulate import planted as _planted
 
-__all__ = ["SupportCountDetector", "Detection", "consistency_check", "flagged_values", "chernoff_upper"]
+__all__ = ["SupportCountDetector", "Detection", "consistency_check", "flagged_values", "chernoff_upper",
+           "detector_trial", "detector_rates"]
 
 
 def chernoff_upper(mean: float, M: int, delta: float) -> float:
@@ -144,9 +147,12 @@ class SupportCountDetector:
         self.seeds = check_int(seeds, "seeds", 100)
         self.delta = check_fraction(delta, "delta")
         self._rng = check_rng(rng)
+        self._tails: dict = {}
 
     def null_tail(self, question: Question, answers) -> np.ndarray:
-        """Upper bounds on ``P(an honest report supports >= c of answers)``, ``c = 0 .. A + 1`` (worst case over values).
+        """Upper bounds on ``P(an honest report supports >= c of the answers)``, ``c = 0 .. A + 1``.
+
+        The worst case over the user's value (one of the answers, or none).
 
         Parameters
         ----------
@@ -157,6 +163,9 @@ class SupportCountDetector:
         """
         o = question.oracle()
         a = sort_unique(as_values(answers, o.m, name="answers"))
+        key = (question, value_keys(a).tobytes())
+        if key in self._tails:  # computed once per question and answer set (the same bound every time)
+            return self._tails[key]
         A = a.shape[0]
         outside = a[:1]
         while np.isin(value_keys(outside), value_keys(a)).any():  # a value holding none of the answers
@@ -176,14 +185,15 @@ class SupportCountDetector:
         means = sums / self.seeds
         d = self.delta / (A + 1)
         bound = np.array([[chernoff_upper(x, self.seeds, d) if 0 < c <= A else (1.0 if c == 0 else 0.0)
-                           for c, x in enumerate(row)] for row in means])
-        return bound.max(axis=0)
+                           for c, x in enumerate(row)] for row in means]).max(axis=0)
+        bound.flags.writeable = False
+        self._tails[key] = bound
+        return bound
 
     def thresholds(self, plan, result: HeavyHitterResult) -> pd.DataFrame:
         """The threshold of every (group, question) for the released values of ``result``."""
         rows = []
         hh = result.heavy_hitters
-        cache: dict = {}
         for g, qs in enumerate(plan.questions):
             level = self.alpha / len(qs)
             for j, q in enumerate(qs):
@@ -193,10 +203,7 @@ class SupportCountDetector:
                     rows.append({"group": g, "question": j, "answers": 0, "threshold": 1, "level": level,
                                  "tail": 0.0})
                     continue
-                key = (q, value_keys(a).tobytes())
-                if key not in cache:
-                    cache[key] = self.null_tail(q, a)
-                tail = cache[key]
+                tail = self.null_tail(q, a)
                 ok = np.flatnonzero(tail[1:] <= level) + 1
                 c = int(ok[0]) if ok.size else A + 1
                 rows.append({"group": g, "question": j, "answers": A, "threshold": c, "level": level,
@@ -354,3 +361,89 @@ def flagged_values(result: HeavyHitterResult, checks: pd.DataFrame) -> np.ndarra
             pre = _prefix_of(hh, m, prev.question.stop)
             out |= np.all(np.atleast_2d(pre == P).reshape(len(result), -1), axis=1)
     return out
+
+
+def detector_trial(scenario, fake, *, detector: SupportCountDetector, rng=None) -> dict:
+    """One protocol-engine run of ``scenario`` with ``fake`` fake users, before and after the detector.
+
+    The server aggregates every report, runs ``detector`` against its own
+    release, drops the flagged users' reports and aggregates again.
+
+    Parameters
+    ----------
+    scenario : ldp.attacks.Scenario
+    fake : int or float
+        Fake users (a count or a share of ``n``; 0 for an honest run).
+    detector : SupportCountDetector
+    rng : None, int, SeedSequence, BitGenerator or Generator
+
+    Returns
+    -------
+    dict
+        ``planted``, ``planted_clean`` (targets released before and after),
+        ``f1``, ``f1_clean`` (against the true top ``k``), ``tpr`` (share of
+        the fake users flagged; ``nan`` without any), ``fpr`` (share of the
+        honest users flagged), ``flagged``, ``honest``, ``fake``, ``alpha``,
+        ``thresholds`` (the detector's table) and, for the last group's first
+        question, the released answers each honest and each fake report
+        supports (``honest_counts``, ``fake_counts``) with the detector's
+        ``bound`` and ``threshold`` there.
+    """
+    s_run, s_clean = check_rng(rng).spawn(2)
+    src = scenario.source(fake, engine="protocol", rng=s_run)
+    protocol = scenario.protocol
+    res = protocol.identify(src)
+    reports = src.reports
+    d = detector.detect(reports, res)
+    clean = detector.clean(reports, d)
+    res2 = protocol.aggregate(clean, rng=s_clean)
+    fake_users = scenario.users(fake)
+    honest = np.setdiff1d(reports.users, fake_users, assume_unique=True)
+    top = scenario.data.top(min(protocol.k, scenario.data.n_distinct))
+    g = reports.plan.n_groups - 1
+    q = reports.plan.questions[g][0]
+    answers = sort_unique(q.answer(res.heavy_hitters, res.m)) if len(res) else None
+    counts = (support_matrix(q.oracle(), reports.group_reports(g)[0], answers).sum(axis=1)
+              if answers is not None else np.zeros(reports.sizes[g], dtype=np.int64))
+    in_g = reports.users[reports.labels == g]
+    is_fake = np.isin(in_g, fake_users)
+    row = d.thresholds[(d.thresholds["group"] == g) & (d.thresholds["question"] == 0)].iloc[0]
+    return {"planted": _planted(res, scenario.targets), "planted_clean": _planted(res2, scenario.targets),
+            "f1": f1(top, res.heavy_hitters), "f1_clean": f1(top, res2.heavy_hitters),
+            "tpr": d.rate(fake_users) if fake_users.size else float("nan"), "fpr": d.rate(honest),
+            "flagged": d.n_flagged, "honest": int(honest.shape[0]), "fake": int(fake_users.shape[0]),
+            "alpha": d.alpha, "thresholds": d.thresholds, "honest_counts": counts[~is_fake],
+            "fake_counts": counts[is_fake], "threshold": int(row["threshold"]),
+            "bound": detector.null_tail(q, answers) if answers is not None else np.ones(2)}
+
+
+def detector_rates(scenario, fake, *, detector: SupportCountDetector, honest_sample: int = 200_000,
+                   rng=None) -> dict:
+    """The detector's rates against a count-engine release: cheaper than :func:`detector_trial`.
+
+    The release comes from a count-engine run with ``fake`` fake users; the
+    detector's thresholds are computed for it; the true-positive rate is the
+    share of the fake users' crafted reports (the scenario's own) it flags,
+    the false-positive rate the share of ``honest_sample`` honest users
+    (privatized with the protocol's client under the same plan) it flags.
+    Since these honest reports did not make the release, their rate is the
+    detector's rate for a release fixed in advance, which its bound covers
+    exactly.
+
+    Returns
+    -------
+    dict
+        ``planted, tpr, fpr, honest, fake, alpha``.
+    """
+    s_run, s_sample, s_priv = check_rng(rng).spawn(3)
+    out = scenario.run(fake, rng=s_run)
+    res = out.result
+    fake_users = scenario.users(fake)
+    pool = np.setdiff1d(np.arange(scenario.data.n), fake_users, assume_unique=True)
+    sample = np.sort(s_sample.choice(pool, size=min(honest_sample, pool.shape[0]), replace=False))
+    honest = scenario.protocol.privatize(scenario.data.values[sample], plan=scenario.plan, users=sample, rng=s_priv)
+    d_h = detector.detect(honest, res)
+    crafted = scenario.fake_reports(fake)
+    tpr = detector.detect(crafted, res).rate(fake_users) if crafted is not None else float("nan")
+    return {"planted": out.planted, "tpr": tpr, "fpr": d_h.rate(sample), "honest": int(sample.shape[0]),
+            "fake": int(fake_users.shape[0]), "alpha": detector.alpha}

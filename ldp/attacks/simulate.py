@@ -210,7 +210,9 @@ class Scenario:
             return None
         self._craft(f)
         G = self.plan.n_groups
-        marked, rho, joint = {}, {}, {}
+        marked: dict = {}
+        rho: dict = {}
+        joint: dict = {}
         used = [c for c in range(len(self._chunks)) if c * CHUNK < f]
         for g, qs in enumerate(self.plan.questions):
             rows = []
@@ -224,7 +226,8 @@ class Scenario:
                 add = [self._rho[c][g, j] for c in used]
                 rho[q] = (tot + sum(a for a, _ in add), cnt + sum(b for _, b in add))
             for (ja, Sa), (jb, Sb) in combinations(enumerate(rows), 2):
-                joint[g, qs[ja], qs[jb]] = Sa.T.astype(np.int64) @ Sb.astype(np.int64)
+                # counts below 2**53: the float product (BLAS) is exact
+                joint[g, qs[ja], qs[jb]] = np.rint(Sa.T.astype(np.float64) @ Sb.astype(np.float64)).astype(np.int64)
         rho_q = {q: (t / c if c else 0.0) for q, (t, c) in rho.items()}
         return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint)
 

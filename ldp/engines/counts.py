@@ -272,7 +272,7 @@ class CountSupport(SupportSource):
         marked[np.searchsorted(idx, m_idx)] = True
         hold = self.draw.binomial(cnt, o.p)  # law 1, honest holders
         non = self.draw.binomial(N - f - cnt, o.q)  # law 1, the other honest users
-        craft = self.draw.binomial(f, rho, size=idx.shape[0]).astype(np.int64)  # unmarked: Bin(f, rho)
+        craft = np.asarray(self.draw.binomial(f, rho, size=idx.shape[0]), dtype=np.int64)  # unmarked: Bin(f, rho)
         craft[marked] = m_F  # marked: the exact crafted supports
         return idx, cnt, hold, non, craft
 
@@ -406,7 +406,7 @@ class CountSupport(SupportSource):
             split.append(np.stack(parts))
         hold_parts, non_parts = split[:2]
         craft_parts = split[2] if len(split) > 2 else np.zeros_like(hold_parts)
-        if "craft" in mem and mem["marked"].any():  # marked patterns: the exact crafted supports per group
+        if self.crafted is not None and "craft" in mem and mem["marked"].any():  # marked: exact crafted supports
             answers, counts = self.crafted.marked[q]
             keys = value_keys(answers)
             order = np.argsort(keys, kind="stable")
@@ -481,9 +481,10 @@ class CountSupport(SupportSource):
         shape = (A.shape[0], B.shape[0])
         out = self.draw.hypergeometric(np.broadcast_to(xF[:, None], shape), fg - np.broadcast_to(xF[:, None], shape),
                                        np.broadcast_to(yF[None, :], shape)).astype(np.int64)
-        joint = self.crafted.joint.get((group, qa, qb)) if self.crafted is not None else None
-        if joint is not None and qa in self.crafted.marked and qb in self.crafted.marked:
-            ma, mb = self.crafted.marked[qa][0], self.crafted.marked[qb][0]
+        crafted = self.crafted
+        joint = crafted.joint.get((group, qa, qb)) if crafted is not None else None
+        if crafted is not None and joint is not None and qa in crafted.marked and qb in crafted.marked:
+            ma, mb = crafted.marked[qa][0], crafted.marked[qb][0]
             ia, ib = _positions(ma, A), _positions(mb, B)  # marked answer -> position in A / B (or -1)
             ka, kb = np.flatnonzero(ia >= 0), np.flatnonzero(ib >= 0)
             if ka.size and kb.size:
