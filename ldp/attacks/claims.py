@@ -80,7 +80,7 @@ def _mga_below_input(frame: pd.DataFrame) -> pd.DataFrame:
     key = ["dataset", "protocol", "epsilon"]
     a = frame[frame["kind"] == "input"].set_index(key)
     b = frame[frame["kind"] == "MGA"].set_index(key)
-    j = a.join(b, lsuffix="_a", rsuffix="_b", how="inner").reset_index()
+    j = a.join(b, suffixes=("_a", "_b"), how="inner").reset_index()
     points = [f"{d}, {p}, eps {e:g}" for d, p, e in zip(j["dataset"], j["protocol"], j["epsilon"])]
     return pd.DataFrame({"point": points,
                          "a": j["mean_a"], "se_a": j["sd_a"] / np.sqrt(j["runs_a"].clip(lower=1)),
@@ -126,9 +126,12 @@ def _lookalike(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _flagged(frame: pd.DataFrame) -> pd.DataFrame:
-    b = frame[(frame["panel"] == "b") & (frame["strategy"] == "look-alike, chosen groups")]
-    return pd.DataFrame({"point": [f"eps {e:g}" for e in b["epsilon"]], "value": b["value"], "target": 1.0})
+def _flagged(min_eps: float) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    def measure(frame: pd.DataFrame) -> pd.DataFrame:
+        b = frame[(frame["panel"] == "b") & (frame["strategy"] == "look-alike, chosen groups")
+                  & (frame["epsilon"] >= min_eps - 1e-12)]
+        return pd.DataFrame({"point": [f"eps {e:g}" for e in b["epsilon"]], "value": b["value"], "target": 1.0})
+    return measure
 
 
 def _fpr(frame: pd.DataFrame) -> pd.DataFrame:
@@ -172,8 +175,10 @@ CLAIMS = (
               "fig-malicious-placement", _lookalike, "ordering",
               {"share": 1.0, "floor": None, "ceiling": None, "what": "half the fresh share >= look-alike share"}),
     ClaimSpec("malicious-consistency-flags-chosen",
-              "PEM's consistency check flags the look-alike planted by fake users who choose their group.",
-              "fig-malicious-placement", _flagged, "within-tolerance", {"tol": 0.1, "what": "share of runs flagged"}),
+              "From epsilon = 2 up, PEM's consistency check flags the look-alike planted by fake users who choose "
+              "their group.",
+              "fig-malicious-placement", _flagged(2.0), "within-tolerance",
+              {"tol": 0.1, "what": "share of runs flagged"}),
     ClaimSpec("malicious-detector-fpr",
               "The support-count detector's false-positive rate on honest reports is at most the rate it states.",
               "detector-runs", _fpr, "ordering",

@@ -389,14 +389,14 @@ def detector_trial(scenario, fake, *, detector: SupportCountDetector, rng=None) 
         supports (``honest_counts``, ``fake_counts``) with the detector's
         ``bound`` and ``threshold`` there.
     """
-    s_run, s_clean = check_rng(rng).spawn(2)
-    src = scenario.source(fake, engine="protocol", rng=s_run)
+    s_run, s_agg = check_rng(rng).spawn(2)
     protocol = scenario.protocol
-    res = protocol.identify(src)
-    reports = src.reports
+    reports = scenario.source(fake, engine="protocol", rng=s_run).reports
+    agg = int(s_agg.integers(0, 2**63))  # the same tie-breaking stream before and after cleaning
+    res = protocol.aggregate(reports, rng=agg)
     d = detector.detect(reports, res)
     clean = detector.clean(reports, d)
-    res2 = protocol.aggregate(clean, rng=s_clean)
+    res2 = protocol.aggregate(clean, rng=agg)
     fake_users = scenario.users(fake)
     honest = np.setdiff1d(reports.users, fake_users, assume_unique=True)
     top = scenario.data.top(min(protocol.k, scenario.data.n_distinct))

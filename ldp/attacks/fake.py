@@ -235,16 +235,15 @@ def _order(plan: Plan, placement: str, weights, rng: np.random.Generator) -> np.
     w = w / w.sum()
     labels = plan.labels()
     members = [rng.permutation(np.flatnonzero(labels == g)) for g in range(G)]
-    cap = np.array([len(x) for x in members])
-    total = int(min(n, np.floor(np.min(np.where(w > 0, cap / np.where(w > 0, w, 1), np.inf)))))
-    # position j goes to the group furthest below its share w * (j + 1): every prefix follows the weights
-    take = np.zeros(G, dtype=np.int64)
-    out = np.empty(total, dtype=np.int64)
-    for j in range(total):
-        g = int(np.argmax(w * (j + 1) - take))
-        out[j] = members[g][take[g]]
-        take[g] += 1
-    return out
+    # the k-th member of group g takes position key (k + 1/2) / w_g (Sainte-Lague's divisors): every prefix
+    # of the order holds each group's share w_g of its length, give or take one
+    keys = [(np.arange(len(x)) + 0.5) / w[g] for g, x in enumerate(members) if w[g] > 0]
+    who = [x for g, x in enumerate(members) if w[g] > 0]
+    key = np.concatenate(keys)
+    order = np.argsort(key, kind="stable")
+    limit = np.min(np.array([len(x) / wg for x, wg in zip(who, w[w > 0])]))  # a group runs out beyond this key
+    users = np.concatenate(who)[order]
+    return users[key[order] <= limit].astype(np.int64)
 
 
 def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, kind: str = "MGA", rng=None,

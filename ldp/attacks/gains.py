@@ -107,11 +107,14 @@ def gain_table(epsilons: Sequence[float], *, oracles: Sequence[str] = ORACLE_NAM
                     on = support_matrix(o, rep, t).mean(axis=1)  # share of the targets each report supports
                     off = support_matrix(o, rep, _others(o, t, others, s_o)).mean(axis=1)  # and of other values
                     net = (on - off) / (o.p - o.q)
+                    spread = float(np.ptp(net))  # 0 up to rounding: every report gains the same (GRR, one target)
+                    exact = spread <= 1e-9 * max(1.0, abs(float(net.mean())))
+                    se = 0.0 if exact else float(net.std(ddof=1) / np.sqrt(n))
                     s_closed = support_probability(o, kind, int(r), trials)
                     rho_closed = crafted_rho(o, kind, int(r))
                     rows.append({"oracle": name, "epsilon": float(eps), "kind": kind, "r": int(r), "p": o.p, "q": o.q,
                                  "s": float(on.mean()), "rho": float(off.mean()), "gain": float(net.mean()),
-                                 "gain_se": float(net.std(ddof=1) / np.sqrt(n)), "s_closed": s_closed,
+                                 "gain_se": se, "s_closed": s_closed,
                                  "rho_closed": rho_closed, "gain_closed": (s_closed - rho_closed) / (o.p - o.q),
                                  "reports": n})
     return pd.DataFrame(rows)
