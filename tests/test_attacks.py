@@ -496,3 +496,20 @@ def test_claim_measures_read_the_figure_frames():
     m = dict((c.id, c.measure(frames[c.figure])) for c in claims.CLAIMS if c.figure in frames)
     assert (m["malicious-mga-needs-fewer"]["a"] > m["malicious-mga-needs-fewer"]["b"]).all()
     np.testing.assert_allclose(m["malicious-prediction-pem"]["value"], 1.025)
+
+
+def test_readme_attack_snippet_runs():
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("### Malicious users", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["MGA", "input"], out.stdout
+    mga, inp = (float(re.search(r"([\d.]+)%", ln).group(1)) for ln in lines)
+    assert 0.5 < mga < inp < 4.0, out.stdout
