@@ -32,7 +32,7 @@ from ..values import MAX_BITS, as_values, n_words, sort_unique, value_keys
 from .crafting import check_kind, craft
 
 __all__ = ["fake_reports", "fake_users", "fresh_targets", "lookalike_targets", "random_values", "PLACEMENTS",
-           "group_weights"]
+           "group_weights", "placement_order"]
 
 #: where fake users sit: the plan's groups, or the groups they choose
 PLACEMENTS = ("plan", "chosen")
@@ -220,11 +220,30 @@ def fake_users(plan: Plan, count, *, placement: str = "plan", weights=None, rng=
     if placement not in PLACEMENTS:
         raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
     rng = check_rng(rng)
-    return np.sort(_order(plan, placement, weights, rng)[:count])
+    return np.sort(placement_order(plan, placement, weights=weights, rng=rng)[:count])
 
 
-def _order(plan: Plan, placement: str, weights, rng: np.random.Generator) -> np.ndarray:
-    """All plan indices in the order fake users take them (any prefix is a placement of that size)."""
+def placement_order(plan: Plan, placement: str = "plan", *, weights=None, rng=None) -> np.ndarray:
+    """Plan indices in the order fake users take them: any prefix of it is a placement of that size.
+
+    Parameters
+    ----------
+    plan : Plan
+    placement : {"plan", "chosen"}
+        As for :func:`fake_users`.
+    weights : array_like, optional
+        With ``"chosen"``: each group's share (default ``plan.fractions``).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` plan indices: all ``n`` of them with ``"plan"``; with
+        ``"chosen"`` as many as the groups hold at these shares.
+    """
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+    rng = check_rng(rng)
     n = plan.n_users
     if placement == "plan":
         return rng.permutation(n).astype(np.int64)

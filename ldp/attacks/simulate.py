@@ -37,7 +37,7 @@ from ..protocols import HeavyHitterProtocol
 from ..validation import check_fraction, check_int, check_rng
 from ..values import as_values, match_sorted, sort_unique, value_keys
 from .crafting import check_kind, report_rho, support_matrix
-from .fake import PLACEMENTS, _order, fake_reports, fresh_targets, group_weights
+from .fake import PLACEMENTS, fake_reports, fresh_targets, group_weights, placement_order
 
 __all__ = ["Attack", "Scenario", "Outcome", "planted"]
 
@@ -148,7 +148,8 @@ class Scenario:
         if attack.placement == "chosen":
             weights = group_weights(protocol, self.plan, self.targets, popular=attack.popular)
         self.weights = weights
-        self.order = _order(self.plan, attack.placement, weights, s_order)[:int(self.max_fraction * self.data.n)]
+        self.order = placement_order(self.plan, attack.placement, weights=weights,
+                                     rng=s_order)[:int(self.max_fraction * self.data.n)]
         self.max_fake = int(self.order.shape[0])
         self._position = np.full(self.data.n, -1, dtype=np.int64)
         self._position[self.order] = np.arange(self.max_fake)

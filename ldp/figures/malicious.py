@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..plotting import FULL_WIDTH, bar_bounds, legend_outside, method_style
+from ..plotting import FULL_WIDTH, method_style
 
 __all__ = ["gain_frame", "gain_draw", "threshold_frame", "threshold_draw", "targets_frame", "targets_draw",
            "placement_frame", "placement_draw", "detector_frame", "detector_draw", "FIGURES", "style_of"]
@@ -51,7 +51,7 @@ def _log_axis(axis) -> None:
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
-_KIND = {"MGA": "maximal gain (output manipulation)", "input": "input manipulation"}
+_KIND = {"MGA": "maximal gain", "input": "input manipulation"}
 
 
 def style_of(label: str) -> dict[str, str]:
@@ -60,6 +60,26 @@ def style_of(label: str) -> dict[str, str]:
     if "(" in label:
         base.update(linestyle="--", mfc="white")
     return base
+
+
+def bar_bounds(y, err, bounds=(None, None)) -> np.ndarray:
+    """Lower and upper half-widths of ``y +- err``, each cut where it would cross a bound (shape ``(2, n)``)."""
+    y, err = np.asarray(y, dtype=float), np.asarray(err, dtype=float)
+    lo, hi = bounds
+    down = err if lo is None else np.minimum(err, np.maximum(y - lo, 0.0))
+    up = err if hi is None else np.minimum(err, np.maximum(hi - y, 0.0))
+    return np.vstack([down, up])
+
+
+def legend_outside(fig, axes=None, *, ncol: int = 4):
+    """One legend above the figure's panels: every labelled artist of ``axes`` (default: all), once each."""
+    handles: dict = {}
+    for ax in fig.axes if axes is None else axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                   ncol=min(ncol, len(handles)), frameon=False)
 
 
 def _sns():
