@@ -11,31 +11,39 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L8    ``plotting``, ``figures``, ``reporting``, ``rerun``, ``book``,
-      ``__main__``: the book's figures and claims, reruns of a chapter, the
-      command line
+L10   ``__main__``, ``book``, ``rerun``: the command line, what a chapter
+      glues (its numbers and the registry's verdicts), reruns of a chapter
+L9    ``figures``: one module per figure (its tidy frame, its seaborn
+      drawing, its claims) and the claims registry
+L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
+      ``reporting`` (claims, decision rules, shared measures, evaluation and
+      the report), which never import ``figures``
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``attacks``: fake users' reports (input manipulation, random
       perturbed values, maximal gain), how many it takes to plant a value,
       and the server's checks; ``datasets``: synthetic (Zipf, exponential),
       URL and AOL data (the two import neither each other)
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
-L4    ``engines``: where the support counts come from (reports or counts)
+L4    ``client``: the user's device (a value and OS randomness in, wire
+      bytes out) and the wire format a server checks; ``engines``: where
+      the support counts come from (reports or counts)
 L3    ``core``: question and plan, candidates, selection, results, and the
       ``Dataset`` tally type
 L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
       the appendix, the Monte Carlo of the section 4.2.3 model
 L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, their p, q, d' and
       variance formulas (eqs. (1) and (3)) and kernels
-L0    ``values``, ``validation``, ``paths``, ``numeric``, ``reportfile``,
-      ``metrics``: m-bit values, argument checks, folders and the atomic
-      writer, the reports file format, the F1, NCR and squared-error metrics
+L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
+      ``reportfile``, ``metrics``: m-bit values, argument checks, folders
+      and the atomic writer, coin sources (seeded simulation or the OS's
+      CSPRNG), the reports file format, the F1, NCR and squared-error metrics
 ====  ======================================================================
 
-Besides the order: no import cycle between sibling modules anywhere; a
-private module or name (``_x``) is used only inside its own subpackage; each
-oracle (``grr``, ``olh``, ``oue``, ``hr``, ``cms``) and each protocol (``pem``,
-``spm``, ``mcm``, ``strawman``, ``treehist``, ``sfp``) imports none of its
+Besides the order: no import cycle between sibling modules anywhere; no
+module imports another module's private name (``from .x import _y``), and a
+private module is used only inside its own subpackage; each oracle (``grr``,
+``olh``, ``oue``, ``hr``, ``cms``), each protocol (``pem``, ``spm``, ``mcm``,
+``strawman``, ``treehist``, ``sfp``) and each figure module imports none of its
 peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
 IPython, papermill, nbformat, myst-nb); an upper layer's types are never
 duck-typed below (``hasattr(x, "user_index")``): a lower layer imports the
@@ -50,7 +58,8 @@ from .values import decode, encode
 
 _configure_numba_cache()  # an installed package keeps numba's kernel cache out of site-packages
 
-__version__ = "0.1.0"
+#: the package's version: the same in pyproject.toml, CITATION.cff, .zenodo.json and CHANGELOG.md
+__version__ = "0.2.0"
 
 # public name -> module that defines it (imported on first use)
 _LAZY = {
@@ -67,8 +76,8 @@ _LAZY = {
     "TreeHist": "ldp.protocols",
     "SFP": "ldp.protocols",
 }
-_SUBMODULES = {"values", "validation", "oracles", "analysis", "core", "engines", "protocols", "metrics",
-               "attacks", "datasets", "experiments", "plotting"}
+_SUBMODULES = {"values", "validation", "randomness", "oracles", "analysis", "core", "client", "engines",
+               "protocols", "metrics", "attacks", "datasets", "experiments", "plotting", "reporting", "figures"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 
