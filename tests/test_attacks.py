@@ -426,78 +426,8 @@ def test_consistency_check_quiet_on_honest_runs_flags_lookalikes_planted_by_chos
 
 
 # ---------------------------------------------------------------------------
-# the chapter's figures and claims
+# the README
 # ---------------------------------------------------------------------------
-def _threshold_inputs():
-    rows, pred = [], []
-    for d in ("Synthetic", "AOL"):
-        for p, base in (("PEM", 0.01), ("SPM", 0.007), ("MCM", 0.008)):
-            for e in (1.0, 2.0):
-                for kind, f in (("MGA", base), ("input", 2.2 * base)):
-                    for rep in range(2):
-                        rows.append({"dataset": d, "protocol": p, "epsilon": e, "kind": kind, "placement": "plan",
-                                     "targets": 1, "need": 1, "rep": rep, "fraction": f * (1 + 0.05 * rep),
-                                     "runs": 5, "flagged": 0.0})
-                    pred.append({"dataset": d, "protocol": p, "epsilon": e, "kind": kind, "predicted": f})
-    return pd.DataFrame(rows), pd.DataFrame(pred)
-
-
-def test_figure_frames_are_tidy_and_drawn(tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from ldp.figures import malicious as fm
-    from ldp.plotting import figure_data, save_figure
-
-    gains = gain_table([1.0, 2.0], oracles=("OLH", "CMS"), rs=(1, 4), kinds=("MGA",), n=200, others=8, trials=4,
-                       rng=1)
-    grid, pred = _threshold_inputs()
-    frames = {"fig-malicious-gain": fm.gain_frame(gains),
-              "fig-malicious-threshold": fm.threshold_frame(grid, pred, datasets={"Synthetic": "a", "AOL": "b"})}
-    place = grid[(grid["protocol"] == "PEM") & (grid["dataset"] == "Synthetic") & (grid["kind"] == "MGA")]
-    place = pd.concat([place.assign(strategy=s) for s in ("fresh, plan's groups", "look-alike, chosen groups")])
-    frames["fig-malicious-placement"] = fm.placement_frame(place, place[["strategy", "epsilon", "flagged"]])
-    counts = np.random.default_rng(1).binomial(16, 0.1, 1000)
-    frames["fig-malicious-detector"] = fm.detector_frame(counts, {"crafted": counts + 5},
-                                                         np.r_[1.0, np.geomspace(0.5, 1e-5, 16), 0.0], 8)
-    draws = {name: fm.FIGURES[name][1] for name in frames}
-    for name, frame in frames.items():
-        figure_data(frame, name)  # tidy: one scalar per cell, orderable
-        fig = draws[name](frame)
-        out = save_figure(fig, name, data=frame, folder=tmp_path, formats=("svg",))
-        assert out["svg"].exists() and out["csv"].exists()
-        again = draws[name](pd.read_csv(out["csv"]))  # the CSV alone redraws the figure
-        assert len(again.axes) == len(fig.axes)
-    thr = frames["fig-malicious-threshold"]
-    assert set(thr["panel"]) == {"a1", "a2", "b1", "b2"} and (thr["runs"] == 2).all()
-
-
-def test_claim_measures_read_the_figure_frames():
-    from ldp.attacks import claims
-    from ldp.figures import malicious as fm
-
-    grid, pred = _threshold_inputs()
-    thr = fm.threshold_frame(grid, pred, datasets={"Synthetic": "a", "AOL": "b"})
-    frames = {"fig-malicious-threshold": thr,
-              "fig-malicious-gain": fm.gain_frame(gain_table([2.0], oracles=("OLH",), rs=(1, 4), kinds=("MGA",),
-                                                             n=200, others=8, trials=4, rng=2)),
-              "done-when": pd.DataFrame({"kind": ["MGA", "input"], "fraction": 0.015, "runs": 4, "planted": [4, 0]}),
-              "detector-runs": pd.DataFrame({"run": ["honest"], "alpha": [1e-3], "fpr": [2e-4], "honest": [10**6]})}
-    cols = {"within-se": {"point", "observed", "expected", "se"}, "within-tolerance": {"point", "value", "target"},
-            "ordering": {"point", "a", "se_a", "b", "se_b"}}
-    ids = [c.id for c in claims.CLAIMS]
-    assert len(ids) == len(set(ids)) and all(c.ours for c in claims.CLAIMS)
-    for c in claims.CLAIMS:
-        if c.figure not in frames:
-            continue
-        m = c.measure(frames[c.figure])
-        assert cols[c.rule] <= set(m.columns), c.id
-        assert len(m) > 0, c.id
-    m = dict((c.id, c.measure(frames[c.figure])) for c in claims.CLAIMS if c.figure in frames)
-    assert (m["malicious-mga-needs-fewer"]["a"] > m["malicious-mga-needs-fewer"]["b"]).all()
-    np.testing.assert_allclose(m["malicious-prediction-pem"]["value"], 1.025)
-
-
 def test_readme_attack_snippet_runs():
     import re
     import subprocess

@@ -26,7 +26,8 @@ library's own protocols and reports:
   reports that states its false-positive rate and keeps it
   (:class:`SupportCountDetector`), a consistency check of the release
   (:func:`consistency_check`), and what they cost (:func:`detector_trial`);
-* :mod:`~ldp.attacks.claims` -- the chapter's claims (ours), as data.
+* :mod:`~ldp.attacks.tables` -- chapter 09's tidy tables: the frames its
+  figures draw (``ldp.figures.malicious_*``) and the inputs of its claims' rules.
 
 Every fake report here is a simulation seeded through ``rng`` (the attacker's
 randomness); none of it touches an honest user's coins.
