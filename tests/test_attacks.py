@@ -21,6 +21,7 @@ from ldp.attacks import (
     crafted_rho,
     fake_reports,
     fake_users,
+    fake_wire,
     flagged_values,
     fresh_targets,
     gain,
@@ -33,6 +34,7 @@ from ldp.attacks import (
 from ldp.attacks import kernels as K
 from ldp.attacks.gains import gain_table, make_oracle
 from ldp.attacks.threat import honest_steps, predicted_fraction, threshold_grid
+from ldp.client import encode_protocol_reports
 from ldp.engines import iid_binomial_top, sum_tail_table
 from ldp.oracles import hashing
 from ldp.protocols import ExplicitCandidates, ProtocolReports
@@ -178,6 +180,32 @@ def test_fake_reports_merge_with_honest_batches_and_aggregate(name, kind):
                 if len(r) and q.answer(t, 24).shape[0]:
                     S = support_matrix(q.oracle(), r, np.unique(q.answer(t, 24)))
                     assert S.any(axis=1).all()
+
+
+@pytest.mark.parametrize("name", ["PEM", "PEM-HR", "PEM-CMS", "SPM", "MCM", "TreeHist", "SFP"])
+def test_fake_wire_reports_pass_the_aggregator_and_match_the_in_memory_path(name):
+    """The wire companion: fake devices' bytes pass every check of the deployment's server, and the server's
+    result is the in-memory aggregation of the same honest and fake reports (same tie-breaking seed)."""
+    P = PROTOCOLS[name]()
+    data = datasets.zipf(4000, m=24, rng=1)
+    plan = P.plan(data.n, rng=2)
+    # PEM's fake users choose their groups (they may pick indices the plan puts in the groups they want)
+    fake = fake_users(plan, 0.1, rng=3, placement="chosen" if name == "PEM" else "plan")
+    honest = np.setdiff1d(np.arange(data.n), fake)
+    batch = P.privatize(data.values[honest], plan=plan, users=honest, rng=6)
+    wire = fake_wire(P, plan, targets=2, users=fake, kind="MGA", rng=5, trials=4)
+    assert len(wire) == fake.shape[0] and all(isinstance(b, bytes) for b in wire)
+    server = P.aggregator(plan.to_json())  # what a deployment has: the published plan only
+    assert server.add_many(encode_protocol_reports(batch)) == [] and server.add_many(wire) == []
+    assert server.n_reports == data.n
+    merged = ProtocolReports.concat([batch, fake_reports(P, plan, targets=2, users=fake, kind="MGA", rng=5,
+                                                         trials=4)])
+    np.testing.assert_array_equal(server.reports().users, merged.users)
+    via_wire, in_memory = server.result(rng=7), P.aggregate(merged, rng=7)
+    np.testing.assert_array_equal(via_wire.heavy_hitters, in_memory.heavy_hitters)
+    np.testing.assert_array_equal(via_wire.estimates, in_memory.estimates)
+    with pytest.raises(ValueError):
+        server.add(wire[0])  # the same fake user twice: refused like anyone
 
 
 def test_fake_users_where_the_plan_puts_them_or_where_they_choose():

@@ -11,7 +11,8 @@ library's own protocols and reports:
   :func:`crafted_rho`, :func:`support_matrix`;
 * :mod:`~ldp.attacks.fake` -- fake users of a heavy-hitter protocol under a
   published plan: :func:`fake_reports` (a batch that merges with honest
-  ones), :func:`fake_users` (the plan's groups, or groups they choose),
+  ones) and :func:`fake_wire` (the same as the wire bytes a deployment's
+  server receives), :func:`fake_users` (the plan's groups, or groups they choose),
   :func:`fresh_targets`, :func:`lookalike_targets`, :func:`group_weights`;
 * :mod:`~ldp.attacks.simulate` -- an attacked population run with either
   engine at any share of fake users (:class:`Scenario`, :class:`Attack`,
@@ -46,7 +47,7 @@ from .defences import (
     detector_trial,
     flagged_values,
 )
-from .fake import PLACEMENTS, fake_reports, fake_users, fresh_targets, group_weights, lookalike_targets
+from .fake import PLACEMENTS, fake_reports, fake_users, fake_wire, fresh_targets, group_weights, lookalike_targets
 from .simulate import Attack, Outcome, Scenario, planted
 from .threat import (
     honest_grid,
@@ -59,6 +60,6 @@ from .threat import (
 
 __all__ = ["KINDS", "PLACEMENTS", "craft", "crafted_rho", "gain", "report_rho", "support_matrix",
            "support_probability", "Detection", "SupportCountDetector", "consistency_check", "detector_rates",
-           "detector_trial", "flagged_values", "fake_reports", "fake_users", "fresh_targets", "group_weights",
+           "detector_trial", "flagged_values", "fake_reports", "fake_wire", "fake_users", "fresh_targets", "group_weights",
            "lookalike_targets", "Attack", "Outcome", "Scenario", "planted", "honest_grid", "honest_steps",
            "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]

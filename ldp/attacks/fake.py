@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..client import encode_protocol_reports
 from ..core import Dataset, Plan, ProtocolReports, Question
 from ..protocols import PEM, HeavyHitterProtocol, TreeHist
 from ..validation import check_fraction, check_int, check_rng
 from ..values import MAX_BITS, as_values, n_words, sort_unique, value_keys
 from .crafting import check_kind, craft
 
-__all__ = ["fake_reports", "fake_users", "fresh_targets", "lookalike_targets", "random_values", "PLACEMENTS",
+__all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values", "PLACEMENTS",
            "group_weights", "placement_order"]
 
 #: where fake users sit: the plan's groups, or the groups they choose
@@ -338,3 +339,35 @@ def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, k
                 row.append(craft(o, q.answer(tv, protocol.m), ng, kind=kind, rng=ss, trials=trials))
         reports.append(row)
     return ProtocolReports(protocol.name, plan.params, plan, labels, reports, users=users)
+
+
+def fake_wire(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, kind: str = "MGA", rng=None,
+              trials: int = 64) -> list[bytes]:
+    """The reports of fake users as the wire bytes a deployment's server receives (:mod:`ldp.client`'s format).
+
+    The same reports as :func:`fake_reports` (same arguments, same ``rng``), each
+    encoded as a device would send it (:func:`ldp.client.encode_protocol_reports`):
+    a fake user's bytes pass every check of
+    :meth:`~ldp.protocols.HeavyHitterProtocol.aggregator` (format version, plan,
+    user index, group, each field's range), since a crafted report is a report
+    the protocol could have produced.
+
+    Returns
+    -------
+    list of bytes
+        One report per fake user, in the order of their sorted plan indices.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> pem = ldp.PEM(2.0, k=16, m=64)
+    >>> plan = pem.plan(10_000, rng=1)
+    >>> server = pem.aggregator(plan)
+    >>> fake = ldp.attacks.fake_users(plan, 0.02, rng=2)
+    >>> server.add_many(ldp.attacks.fake_wire(pem, plan, targets=1, users=fake, rng=3))
+    []
+    >>> server.n_reports
+    200
+    """
+    return encode_protocol_reports(fake_reports(protocol, plan, targets=targets, users=users, kind=kind, rng=rng,
+                                                trials=trials))
