@@ -60,6 +60,6 @@ from .threat import (
 
 __all__ = ["KINDS", "PLACEMENTS", "craft", "crafted_rho", "gain", "report_rho", "support_matrix",
            "support_probability", "Detection", "SupportCountDetector", "consistency_check", "detector_rates",
-           "detector_trial", "flagged_values", "fake_reports", "fake_wire", "fake_users", "fresh_targets", "group_weights",
-           "lookalike_targets", "Attack", "Outcome", "Scenario", "planted", "honest_grid", "honest_steps",
-           "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]
+           "detector_trial", "flagged_values", "fake_reports", "fake_wire", "fake_users", "fresh_targets",
+           "group_weights", "lookalike_targets", "Attack", "Outcome", "Scenario", "planted", "honest_grid",
+           "honest_steps", "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]

@@ -32,8 +32,8 @@ from ..validation import check_fraction, check_int, check_rng
 from ..values import MAX_BITS, as_values, n_words, sort_unique, value_keys
 from .crafting import check_kind, craft
 
-__all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values", "PLACEMENTS",
-           "group_weights", "placement_order"]
+__all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values",
+           "PLACEMENTS", "group_weights", "placement_order"]
 
 #: where fake users sit: the plan's groups, or the groups they choose
 PLACEMENTS = ("plan", "chosen")
