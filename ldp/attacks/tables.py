@@ -25,6 +25,7 @@ CHAPTER = "09_malicious_users"
 KIND_LABELS = {"MGA": "maximal gain", "input": "input manipulation"}
 #: what every claim of the chapter shares (ours: the paper says nothing about malicious users)
 CLAIM_FIELDS: dict[str, Any] = {"section": "7", "chapter": CHAPTER, "ours": True,
+                                "paper": "nothing (the paper has no malicious users)",
                 "quote": "LDP protects users from the server; nothing protects the server from its users."}
 
 

@@ -46,13 +46,11 @@ def draw(data: pd.DataFrame):
 _FIG: ClaimFields = {"figure": NAME, **CLAIM_FIELDS}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="malicious-detector-fpr", ref="Chapter 09, the detector's false-positive rate (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="the stated rate against the measured false-positive rate on honest reports, every detector run",
           measure=lambda store: fpr_points(store.load(CHAPTER, "detector-runs")),
           rule=R.OrderingHolds(what="stated rate ≥ measured rate", floor=None, ceiling=None),
           inputs=(f"table:{CHAPTER}/detector-runs",), setting={"alpha": 0.001}, **_FIG),
     Claim(id="malicious-done-when", ref="Chapter 09, the issue's check (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="runs of 4 in which 1.5 % fake users plant a fresh target in PEM's top 16 at ε = 2, n = 10^6: "
                  "all for maximal gain, none for input manipulation (one allowed)",
           measure=lambda store: done_when(store.load(CHAPTER, "done-when")),

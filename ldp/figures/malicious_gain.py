@@ -51,7 +51,6 @@ def draw(data: pd.DataFrame):
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="malicious-gain-closed-form", ref="Chapter 09, eq. (2)'s scale factor (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="the measured gain of one maximal-gain report against (s − ρ)/(p − q) for GRR, OUE, OLH, HR and "
                  "CMS at every budget",
           measure=lambda store: gain_points(store.figure(NAME)), rule=R.WithinSE(t=3.0), figure=NAME,

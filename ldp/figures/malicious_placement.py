@@ -52,13 +52,11 @@ def draw(data: pd.DataFrame):
 _FIG: ClaimFields = {"figure": NAME, **CLAIM_FIELDS}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="malicious-lookalike-chosen", ref="Chapter 09, fake users choosing their group (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="half the fresh target's share (plan's groups) against the look-alike's share (chosen groups), "
                  "every ε",
           measure=lambda store: lookalike(store.figure(NAME)),
           rule=R.OrderingHolds(what="half the fresh share ≥ look-alike share", floor=None, ceiling=None), **_FIG),
     Claim(id="malicious-consistency-flags-chosen", ref="Chapter 09, the consistency check (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="share of runs flagged, look-alike planted by fake users in chosen groups, ε ≥ 2",
           measure=lambda store: flagged(2.0)(store.figure(NAME)),
           rule=R.WithinTolerance(0.1, what="share of runs flagged"), setting={"eps_fixed": 2.0}, **_FIG),

@@ -83,17 +83,14 @@ _THR: ClaimFields = {"figure": NAMES["epsilon"], **CLAIM_FIELDS}
 _ORDER: ClaimFields = {"floor": None, "ceiling": None}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="malicious-mga-needs-fewer", ref="Chapter 09, output against input manipulation (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="input manipulation's mean share against maximal gain's, every protocol, budget and data set",
           measure=lambda store: mga_below_input(store.figure(NAMES["epsilon"])),
           rule=R.OrderingHolds(what="input share ≥ maximal-gain share", **_ORDER), **_THR),
     Claim(id="malicious-spm-below-pem", ref="Chapter 09, PEM against SPM (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="PEM's mean maximal-gain share against SPM's at every ε on the synthetic set",
           measure=lambda store: below("PEM", "SPM", "Synthetic")(store.figure(NAMES["epsilon"])),
           rule=R.OrderingHolds(what="PEM's share ≥ SPM's share", **_ORDER), **_THR),
     Claim(id="malicious-prediction-pem", ref="Chapter 09, the first-order prediction (ours)",
-          paper="nothing (the paper has no malicious users)",
           tested="PEM's measured share over the prediction B / (n g + B), within 25 %",
           measure=lambda store: prediction("PEM")(store.figure(NAMES["epsilon"])),
           rule=R.WithinTolerance(0.25, what="measured over predicted share"), **_THR),
