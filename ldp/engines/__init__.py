@@ -23,7 +23,8 @@ the same estimators.
 Modules: :mod:`~ldp.engines.base` (the :class:`SupportSource` interface),
 :mod:`~ldp.engines.reports` (:class:`ReportSupport`), :mod:`~ldp.engines.counts`
 (:class:`CountSupport`, :func:`prepare`), :mod:`~ldp.engines.sampling` (the
-sparse exact binomial draws).
+sparse exact binomial draws), :mod:`~ldp.engines.crafted` (:class:`CraftedUsers`:
+users whose reports are crafted, for the attacks of :mod:`ldp.attacks`).
 
 Laws of the aggregated quantities
 ---------------------------------
@@ -118,15 +119,18 @@ References
 """
 from .base import Selection, SupportSource
 from .counts import CountSupport, prepare
+from .crafted import CraftedUsers
 from .reports import ReportSupport
-from .sampling import binomial_tail_table, iid_binomial_top
+from .sampling import binomial_tail_table, iid_binomial_top, sum_tail_table
 
 __all__ = [
     "Selection",
     "SupportSource",
     "ReportSupport",
     "CountSupport",
+    "CraftedUsers",
     "prepare",
     "binomial_tail_table",
     "iid_binomial_top",
+    "sum_tail_table",
 ]
