@@ -61,13 +61,13 @@ def frame(summary: pd.DataFrame, *, x: str) -> pd.DataFrame:
 
 
 def draw(data: pd.DataFrame, *, x: str, xlabel: str, missing: Mapping[str, str] | None = None):
-    """F1 against ``x``: a row per family, a column per data set; mean ± 1 SD.
+    """F1 against ``x``: a row per family, a column per data set; mean ± 2 SE.
 
     ``missing`` maps a data set without results to the reason, written in its panels.
     """
     titles = {(fam, ds): f"({'abcdef'[3 * i + j]}) {title}, {fam}" for i, fam in enumerate(FAMILIES)
               for j, (ds, title) in enumerate(PANELS.items())}
-    d = interval(data, "mean", "std").assign(title=[titles[r, ds] for r, ds in zip(data["row"], data["dataset"])])
+    d = interval(data, "mean", "std", scale=2, runs="runs").assign(title=[titles[r, ds] for r, ds in zip(data["row"], data["dataset"])])
     look = {"PEM": ("-", METHOD_STYLE["PEM"]["marker"], None)} | {
         s: spec for series in FAMILIES.values() for s, spec in zip(series, _LOOK)}
     color = {s: METHOD_STYLE[s.split()[0]]["color"] for s in look}
