@@ -10,11 +10,15 @@ output has no PDF, image or LaTeX form but an HTML form holding one ``<table>``,
 becomes a docutils table of the same cells (header rows, ``colspan``/``rowspan``, ``$...$``
 as math; a ``<caption>`` as a paragraph above it, so no "Table N" number the HTML lacks).
 Tables of more than ``MAX_COLUMNS`` columns do not fit the page and keep their plain text.
+
+Title page. A quick build (``_generated/MODE`` reads ``quick``: small settings, not the
+paper's) says so under the title, so that a printed copy cannot pass for the paper-scale book.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -119,6 +123,19 @@ class HtmlTablesForLatex(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
+QUICK_NOTE = r"\setreleaseinfo{quick build: small settings, not the paper's results}"
+
+
+def _quick_title(app: Sphinx, config) -> None:
+    """A quick build's PDF title page says so, under the title (Sphinx's ``\\releaseinfo``; not in the headers)."""
+    mode = Path(app.srcdir, "_generated", "MODE")
+    if mode.is_file() and mode.read_text(encoding="utf-8").strip() == "quick":
+        elements = dict(config.latex_elements)
+        elements["preamble"] = elements.get("preamble", "") + "\n" + QUICK_NOTE
+        config.latex_elements = elements
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(HtmlTablesForLatex)
+    app.connect("config-inited", _quick_title)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

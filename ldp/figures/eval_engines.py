@@ -29,8 +29,8 @@ TITLES = {NAME_AFTER: "Figure A.6's engine check for TreeHist and SFP"}
 def frame(runs_ref: pd.DataFrame, check: pd.DataFrame, protocols: Sequence[str], *, rng) -> pd.DataFrame:
     """The figure's data: ``panel, metric, protocol, engine, run, x, y``.
 
-    Per metric (F1: panel a, NCR: b) and protocol (at ``x`` = its position), the count-level runs
-    (``x`` jittered horizontally by ``rng``, a numpy Generator) and the one protocol-engine run of
+    Per metric (F1: panel a, NCR: b) and protocol (at ``x`` = its row), the count-level runs
+    (``x`` jittered across the row by ``rng``, a numpy Generator) and the one protocol-engine run of
     ``check`` (:func:`ldp.experiments.summary.engine_comparison`).
     """
     data = []
