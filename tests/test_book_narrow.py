@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from test_book_browser import PAGES, WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser

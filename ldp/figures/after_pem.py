@@ -69,9 +69,9 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, missing: Mapping[str, str] 
               for j, (ds, title) in enumerate(PANELS.items())}
     d = interval(data, "mean", "std", scale=2, runs="runs")  # ± 2 SE
     d["title"] = list(map(titles.get, zip(data["row"], data["dataset"])))
-    look = {"PEM": ("-", METHOD_STYLE["PEM"]["marker"], None)} | dict(zip(SUCCESSORS, _LOOK * len(FAMILIES)))
+    specs = {"PEM": ("-", METHOD_STYLE["PEM"]["marker"], None)} | dict(zip(SUCCESSORS, _LOOK * len(FAMILIES)))
     look = {s: (ls, mk, fill or METHOD_STYLE[s.split()[0]]["color"], METHOD_STYLE[s.split()[0]]["color"])
-            for s, (ls, mk, fill) in look.items()}  # line, marker, fill, colour: the family's colour
+            for s, (ls, mk, fill) in specs.items()}  # line, marker, fill, colour: the family's colour
     scales = {prop: so.Nominal({s: v[i] for s, v in look.items()}, order=list(look))
               for i, prop in enumerate(("linestyle", "marker", "fillcolor", "color"))}
     plot = (so.Plot(d, x=x, y="mean", color="protocol", marker="protocol", linestyle="protocol",
