@@ -11,6 +11,12 @@ becomes a docutils table of the same cells (header rows, ``colspan``/``rowspan``
 as math; a ``<caption>`` as a paragraph above it, so no "Table N" number the HTML lacks).
 Tables of more than ``MAX_COLUMNS`` columns do not fit the page and keep their plain text.
 
+Column widths. Every other table of the book's pages (MyST tables: the interpretation page, the
+parameters on the rerun page, ...) gets column widths in proportion to its longest word plus half
+its mean cell length (:func:`column_widths`), instead of LaTeX's ``tabulary``/``longtable``
+guesses, which squeeze a column of code below its longest name or run a long table off the page.
+The reproduction report lays out its own tables.
+
 Title page. A quick build (``_generated/MODE`` reads ``quick``: small settings, not the
 paper's) says so under the title, so that a printed copy cannot pass for the paper-scale book.
 """
@@ -123,6 +129,38 @@ class HtmlTablesForLatex(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
+def column_widths(rows: list[list[str]]) -> list[int]:
+    """Relative column widths of a table of cell texts: longest word + 2 + half the mean cell length."""
+    width = max(map(len, rows))
+    cols = [[r[c] for r in rows if c < len(r)] for c in range(width)]
+    return [max((len(w) for t in col for w in t.split()), default=0) + 2 + round(sum(map(len, col)) / len(col) / 2)
+            for col in cols]
+
+
+class TableColumnWidths(SphinxPostTransform):
+    """LaTeX only: tables without given widths get :func:`column_widths` (see the module)."""
+
+    default_priority = 5
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        if self.env.docname in OWN_LAYOUT:
+            return
+        for table in self.document.findall(nodes.table):
+            group = table.next_node(nodes.tgroup)
+            if "colwidths-given" in table["classes"] or group is None:
+                continue
+            rows = [[e.astext() for e in row.findall(nodes.entry)] for row in group.findall(nodes.row)]
+            specs = list(group.findall(nodes.colspec))
+            if rows and len(specs) == max(map(len, rows)):
+                table["classes"].append("colwidths-given")
+                for spec, w in zip(specs, column_widths(rows)):
+                    spec["colwidth"] = w
+
+
+#: pages whose tables have a layout of their own
+OWN_LAYOUT = {"book/reproduction"}
+
 QUICK_NOTE = r"\setreleaseinfo{quick build: small settings, not the paper's results}"
 
 
@@ -137,5 +175,6 @@ def _quick_title(app: Sphinx, config) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(HtmlTablesForLatex)
+    app.add_post_transform(TableColumnWidths)
     app.connect("config-inited", _quick_title)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
