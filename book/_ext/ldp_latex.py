@@ -129,12 +129,19 @@ class HtmlTablesForLatex(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
-def column_widths(rows: list[list[str]]) -> list[int]:
-    """Relative column widths of a table of cell texts: longest word + 2 + half the mean cell length."""
+def column_widths(rows: list[list[str]], code: list[list[bool]] | None = None) -> list[int]:
+    """Relative column widths of a table of cell texts: its longest word + 4 + half its mean cell length.
+
+    A word of a cell marked in ``code`` (typewriter type, wider than the text's) counts 1.25 times.
+    """
     width = max(map(len, rows))
-    cols = [[r[c] for r in rows if c < len(r)] for c in range(width)]
-    return [max((len(w) for t in col for w in t.split()), default=0) + 2 + round(sum(map(len, col)) / len(col) / 2)
-            for col in cols]
+    code = code or [[False] * len(r) for r in rows]
+    out = []
+    for c in range(width):
+        cells = [(r[c], k[c]) for r, k in zip(rows, code) if c < len(r)]
+        longest = max((len(w) * (1.25 if k else 1) for t, k in cells for w in t.split()), default=0)
+        out.append(round(longest + 4 + sum(len(t) for t, _ in cells) / len(cells) / 2))
+    return out
 
 
 class TableColumnWidths(SphinxPostTransform):
@@ -150,18 +157,20 @@ class TableColumnWidths(SphinxPostTransform):
             group = table.next_node(nodes.tgroup)
             if "colwidths-given" in table["classes"] or group is None:
                 continue
-            rows = [[e.astext() for e in row.findall(nodes.entry)] for row in group.findall(nodes.row)]
+            cells = [list(row.findall(nodes.entry)) for row in group.findall(nodes.row)]
+            rows = [[e.astext() for e in row] for row in cells]
+            code = [[e.next_node(nodes.literal) is not None for e in row] for row in cells]
             specs = list(group.findall(nodes.colspec))
             if rows and len(specs) == max(map(len, rows)):
                 table["classes"].append("colwidths-given")
-                for spec, w in zip(specs, column_widths(rows)):
+                for spec, w in zip(specs, column_widths(rows, code)):
                     spec["colwidth"] = w
 
 
 #: pages whose tables have a layout of their own
 OWN_LAYOUT = {"book/reproduction"}
 
-QUICK_NOTE = r"\setreleaseinfo{quick build: small settings, not the paper's results}"
+QUICK_NOTE = r"\setreleaseinfo{\par\medskip quick build: small settings, not the paper's results}"
 
 
 def _quick_title(app: Sphinx, config) -> None:
