@@ -13,6 +13,7 @@ import ldp
 from ldp import analysis, datasets
 from ldp.analysis import olh_variance
 from ldp.datasets import Dataset
+from ldp.experiments import successors
 from ldp.experiments.anomalies import anomaly_table, part_ranks, top_two_gap
 from ldp.experiments.configurations import (
     assumption_configurations,
@@ -22,10 +23,9 @@ from ldp.experiments.configurations import (
     readings_table,
     share,
 )
-from ldp.experiments.costs import bits_per_user, deployer_table, report_bits
+from ldp.experiments.costs import COLUMNS, bits_per_user, deployer_table, report_bits
 from ldp.experiments.engine_checks import group_support_moments
 from ldp.experiments.summary import predicted_variance, summary_value, whole_value_report
-from ldp.figures import after_pem
 from ldp.values import from_ints
 
 
@@ -151,8 +151,11 @@ def test_report_bits_by_oracle():
 
 def test_deployer_table_measures_every_protocol():
     data = datasets.exponential(3000, scale=0.05, m=32, rng=1)
-    protos = [p for p in after_pem.protocols(2**16) if p[2] in ("PEM", "SFP")]
+    protos = [p for p in successors.protocols(2**16) if p[2] in ("PEM", "SFP", "SFP (Hadamard sketch)")]
     t = deployer_table(protos, data, epsilon=2.0, k=4, counts_ms={"PEM": 1.5})
-    assert list(t.index) == ["PEM", "SFP"] and t.loc["PEM", "counts-engine ms"] == 1.5
-    assert np.isnan(t.loc["SFP", "counts-engine ms"]) and (t["server s"] > 0).all() and (t["reports MB"] > 0).all()
-    assert t.loc["SFP", "bits per user"] > t.loc["PEM", "bits per user"]
+    C = COLUMNS
+    assert list(t.columns) == list(C.values()) and list(t.index) == ["PEM", "SFP", "SFP (Hadamard sketch)"]
+    assert t.loc["PEM", C["counts"]] == 1.5 and np.isnan(t.loc["SFP", C["counts"]])
+    assert (t[C["server"]] > 0).all() and (t[C["memory"]] > 0).all()
+    # the count-mean sketch sends its w = 1024 bits twice; the Hadamard sketch one coefficient's index
+    assert t.loc["SFP", C["bits"]] > 1000 > 200 > t.loc["SFP (Hadamard sketch)", C["bits"]] > t.loc["PEM", C["bits"]]

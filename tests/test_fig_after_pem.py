@@ -3,13 +3,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ldp.experiments import successors
 from ldp.figures import after_pem as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 
-METHODS = [label for _, _, label in F.protocols(2**20)]
+METHODS = [label for _, _, label in successors.protocols(2**20)] + [s for t in successors.TUNED.values() for s in t]
 LEVELS = {"epsilon": [1.0, 2.0, 4.0], "k": [1, 8, 16]}
-SCORE = {"PEM": 0.9, "MCM": 0.5, "SPM": 0.4, "TreeHist": 0.3, "TreeHist (8 bits)": 0.85, "SFP": 0.8}
+SCORE = {"PEM": 0.9, "MCM": 0.5, "SPM": 0.4, "TreeHist": 0.3, "TreeHist (8 bits)": 0.85, "SFP": 0.8,
+         "SFP (Hadamard sketch)": 0.8, "TreeHist (tuned)": 0.85, "TreeHist (tuned, partitioned users)": 0.87,
+         "SFP (tuned)": 0.82, "SFP (tuned, partitioned users)": 0.84}
 
 
 def bar(p, ds, v):
@@ -25,38 +28,45 @@ def summary(x: str, score=bar, datasets=("URL", "AOL", "Synthetic"), std=0.02):
 
 
 def test_protocols_are_the_chapters():
-    assert METHODS == ["PEM", "MCM", "SPM", "TreeHist", "TreeHist (8 bits)", "SFP"]
-    assert all(kw["query_limit"] == 2**20 for _, kw, _ in F.protocols(2**20))
+    assert METHODS[:7] == ["PEM", "MCM", "SPM", "TreeHist", "TreeHist (8 bits)", "SFP", "SFP (Hadamard sketch)"]
+    assert all(kw["query_limit"] == 2**20 for _, kw, _ in successors.protocols(2**20))
+    assert set(F.SUCCESSORS) == set(METHODS[3:]) and set(F.FAMILIES) == set(successors.TUNED)
 
 
 @pytest.mark.parametrize("x", ["epsilon", "k"])
 def test_frame_is_exactly_the_summary(x):
     s = summary(x)
     data = F.frame(s, x=x)
-    assert list(data.columns) == ["panel", "dataset", "metric", "protocol", x, "mean", "std", "runs"]
+    assert list(data.columns) == ["panel", "row", "dataset", "metric", "protocol", x, "mean", "std", "runs"]
+    shown = s[s["protocol"].isin(("PEM", *F.SUCCESSORS))]  # MCM and SPM are chapter 06's figures
     m = data.merge(s, on=["dataset", "protocol", x])
-    assert len(m) == len(s) == len(data) and np.array_equal(m["mean"], m["f1_mean"])
-    assert dict(zip(data["dataset"], data["panel"])) == {"URL": "a", "AOL": "b", "Synthetic": "c"}
+    assert len(m) == len(data) == len(shown) + len(shown[shown["protocol"] == "PEM"])  # PEM in both rows
+    assert np.array_equal(m["mean"], m["f1_mean"])
+    assert dict(zip(zip(data["row"], data["dataset"]), data["panel"])) == {
+        ("TreeHist", "URL"): "a", ("TreeHist", "AOL"): "b", ("TreeHist", "Synthetic"): "c",
+        ("SFP", "URL"): "d", ("SFP", "AOL"): "e", ("SFP", "Synthetic"): "f"}
+    assert set(data.loc[data["row"] == "SFP", "protocol"]) == {"PEM", *F.FAMILIES["SFP"]}
 
 
 @pytest.mark.parametrize("x", ["epsilon", "k"])
 def test_draw(x):
     s = summary(x, lambda p, ds, v: [0.0, 1.0][p == "PEM"], std=0.3)  # bars that would cross 0 and 1
-    fig = F.draw(F.frame(s, x=x), x=x, xlabel=x, methods=METHODS)
+    fig = F.draw(F.frame(s, x=x), x=x, xlabel=x)
     page_ready(fig)
-    assert titles(fig) == ["(a) URL (stand-in)", "(b) AOL", "(c) Synthetic"]
+    assert titles(fig) == [f"({c}) {t}, {fam}" for fam, cs in (("TreeHist", "abc"), ("SFP", "def"))
+                           for c, t in zip(cs, ("URL (stand-in)", "AOL", "Synthetic"))]
     lo, hi = zip(*bar_ranges(fig))
     assert min(lo) >= 0 and max(hi) <= 1
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == METHODS  # one legend, methods in order
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]  # one legend: PEM, then each family in order
+    assert legend == ["PEM", *F.SUCCESSORS]
 
 
 def test_draw_says_why_a_data_set_is_missing():
     s = summary("epsilon", datasets=("URL", "Synthetic"))
     data = F.frame(s, x="epsilon")
-    fig = F.draw(data, x="epsilon", xlabel="eps", methods=METHODS,
-                 missing={"AOL": "the AOL data file\nis missing in this build"})
-    texts = [t.get_text() for t in fig.axes[1].texts]
-    assert len(texts) == 1 and texts[0].startswith("No AOL results") and "missing" in texts[0]
+    fig = F.draw(data, x="epsilon", xlabel="eps", missing={"AOL": "the AOL data file\nis missing in this build"})
+    texts = [t.get_text() for ax in (fig.axes[1], fig.axes[4]) for t in ax.texts]
+    assert len(texts) == 2 and texts[0].startswith("No AOL results") and "missing" in texts[0]
     assert "AOL" not in set(data["dataset"])
 
 

@@ -25,4 +25,6 @@ def test_draw():
     fig = F.draw(F.frame(RUNS, CHECK, ["PEM", "MCM"], rng=np.random.default_rng(1)), ["PEM", "MCM"], title="t")
     page_ready(fig)
     fig.canvas.draw()
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["PEM", "MCM"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["PEM", "MCM"]  # one row per protocol
+    assert not any(t.get_text() for t in fig.axes[1].get_yticklabels())
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["counts engine (runs)", "protocol engine (one run)"]

@@ -133,6 +133,8 @@ def test_interval_cuts_bars_at_the_bounds_and_keeps_the_rows():
     np.testing.assert_allclose(d["hi"], [0.3, 1.0, np.nan])  # no bar where the SD is missing
     wide = interval(summary, "f1_mean", "f1_std", (0.05, None), scale=2)
     np.testing.assert_allclose(wide["hi"][:2], [0.5, 1.3]) and np.testing.assert_allclose(wide["lo"][:2], [0.05, 0.5])
+    se = interval(summary.assign(runs=[4, 16, 4]), "f1_mean", "f1_std", scale=2, runs="runs")  # ± 2 SD/√runs
+    np.testing.assert_allclose(se["lo"][:2], [0.0, 0.8]) and np.testing.assert_allclose(se["hi"][:2], [0.3, 1.0])
 
 
 def test_render_draws_a_plot_at_the_books_width_with_one_legend_above():

@@ -9,7 +9,7 @@
   book build (``make test`` runs it first) already executed the *same* inputs
   (same cache key: notebook, ``ldp/`` sources, pins, data listing), its executed
   copy is checked instead of running the notebook a second time; set
-  ``LDP_NOTEBOOK_TESTS_REEXECUTE=1`` to always execute.
+  ``LDP_NOTEBOOK_TESTS_REEXECUTE=1`` to always execute. No output shows a warning (stderr).
 - ``test_cross_document_glue``: a Markdown page can paste a value glued in a
   notebook (``{glue:text}`path/NAME.ipynb::key:fmt```) and reference its
   numbered figure, with this repository's ``_config.yml`` and ``-W``.
@@ -68,6 +68,13 @@ def _errors(nb: nbformat.NotebookNode) -> list[str]:
     ]
 
 
+def _warnings(nb: nbformat.NotebookNode) -> list[str]:
+    """Warning lines a reader would see under a cell (a stderr stream), e.g. a pandas deprecation."""
+    return [line for cell in nb.cells for out in cell.get("outputs", [])
+            if out.get("output_type") == "stream" and out.get("name") == "stderr"
+            for line in out.get("text", "").splitlines() if "Warning" in line]
+
+
 def _injected_quick(nb: nbformat.NotebookNode) -> bool:
     return nb.metadata.get("papermill", {}).get("parameters", {}).get("quick") is True
 
@@ -100,6 +107,7 @@ def test_executes_quick(nb_path: Path, tmp_path: Path):
     nb = nbformat.read(executed, as_version=4)
     assert _injected_quick(nb), f"{executed}: papermill did not inject quick=True"
     assert not _errors(nb), f"{executed}: error outputs {_errors(nb)}"
+    assert not _warnings(nb), f"{executed}: warnings in the outputs {_warnings(nb)}"
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     assert code_cells and all(c.get("execution_count") for c in code_cells), (
         f"{executed}: not every code cell was executed"

@@ -10,11 +10,21 @@ output has no PDF, image or LaTeX form but an HTML form holding one ``<table>``,
 becomes a docutils table of the same cells (header rows, ``colspan``/``rowspan``, ``$...$``
 as math; a ``<caption>`` as a paragraph above it, so no "Table N" number the HTML lacks).
 Tables of more than ``MAX_COLUMNS`` columns do not fit the page and keep their plain text.
+
+Column widths. Every other table of the book's pages (MyST tables: the interpretation page, the
+parameters on the rerun page, ...) gets column widths in proportion to its longest word plus half
+its mean cell length (:func:`column_widths`), instead of LaTeX's ``tabulary``/``longtable``
+guesses, which squeeze a column of code below its longest name or run a long table off the page.
+The reproduction report lays out its own tables.
+
+Title page. A quick build (``_generated/MODE`` reads ``quick``: small settings, not the
+paper's) says so under the title, so that a printed copy cannot pass for the paper-scale book.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -119,6 +129,61 @@ class HtmlTablesForLatex(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
+def column_widths(rows: list[list[str]], code: list[list[bool]] | None = None) -> list[int]:
+    """Relative column widths of a table of cell texts: its longest word + 4 + half its mean cell length.
+
+    A word of a cell marked in ``code`` (typewriter type, wider than the text's) counts 1.25 times.
+    """
+    width = max(map(len, rows))
+    code = code or [[False] * len(r) for r in rows]
+    out = []
+    for c in range(width):
+        cells = [(r[c], k[c]) for r, k in zip(rows, code) if c < len(r)]
+        longest = max((len(w) * (1.25 if k else 1) for t, k in cells for w in t.split()), default=0)
+        out.append(round(longest + 4 + sum(len(t) for t, _ in cells) / len(cells) / 2))
+    return out
+
+
+class TableColumnWidths(SphinxPostTransform):
+    """LaTeX only: tables without given widths get :func:`column_widths` (see the module)."""
+
+    default_priority = 5
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        if self.env.docname in OWN_LAYOUT:
+            return
+        for table in self.document.findall(nodes.table):
+            group = table.next_node(nodes.tgroup)
+            if "colwidths-given" in table["classes"] or group is None:
+                continue
+            cells = [list(row.findall(nodes.entry)) for row in group.findall(nodes.row)]
+            rows = [[e.astext() for e in row] for row in cells]
+            code = [[e.next_node(nodes.literal) is not None for e in row] for row in cells]
+            specs = list(group.findall(nodes.colspec))
+            if rows and len(specs) == max(map(len, rows)):
+                table["classes"].append("colwidths-given")
+                for spec, w in zip(specs, column_widths(rows, code)):
+                    spec["colwidth"] = w
+
+
+#: pages whose tables have a layout of their own
+OWN_LAYOUT = {"book/reproduction"}
+
+QUICK_NOTE = r"\setreleaseinfo{\par\medskip quick build: small settings, not the paper's results}"
+
+
+def _quick_title(app: Sphinx, config) -> None:
+    """A quick build's PDF title page says so, under the title (Sphinx's ``\\releaseinfo``; not in the headers)."""
+    mode = Path(app.srcdir, "_generated", "MODE")
+    if mode.is_file() and mode.read_text(encoding="utf-8").strip() == "quick":
+        elements = dict(config.latex_elements)
+        elements["preamble"] = elements.get("preamble", "") + "\n" + QUICK_NOTE
+        config.latex_elements = elements
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(HtmlTablesForLatex)
+    app.add_post_transform(TableColumnWidths)
+    app.connect("config-inited", _quick_title)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,7 +15,9 @@ of the book that reproduce it. This extension
   build (a partial build, as in the tests) to the paper's number as text;
 - provides the directive ``ldp-paper-numbers`` (argument: ``figures``, ``equations``,
   ``statements`` or ``sections``), a table of the paper's labels and numbers and where the book
-  shows them, for ``book/paper_numbers.md``.
+  shows them, for ``book/paper_numbers.md``; in the PDF its columns have fixed shares of the
+  text width (``WIDTHS``) and a label may break after ``:`` and ``_``, so no table leaves the page
+  and no label is cut.
 
 How. Sphinx numbers figures and equations (``numfig``, ``math_numfig``) in
 ``env.toc_fignumbers[docname][figtype][node id]``, a tuple that HTML captions and references join
@@ -43,6 +45,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.texescape import escape
 
 logger = logging.getLogger(__name__)
 
@@ -247,7 +250,30 @@ class PaperNumbersTable(SphinxDirective):
         if kind not in KINDS:
             raise self.error(f"ldp-paper-numbers: unknown kind {kind!r}; one of {', '.join(KINDS)}")
         self.env.note_dependency(str(DATA))
-        return self.parse_text_to_nodes(table_markdown(load(), kind))
+        out = self.parse_text_to_nodes(table_markdown(load(), kind))
+        for table in (t for node in out for t in node.findall(nodes.table)):
+            table["classes"] += ["colwidths-given", "ldp-numbers"]  # the PDF: fixed column widths
+            for spec, width in zip(table.findall(nodes.colspec), WIDTHS):
+                spec["colwidth"] = width
+        return out
+
+
+#: shares of the text width of the numbering tables' columns: number, label, what it is, where
+WIDTHS = (11, 27, 27, 35)
+
+
+class BreakableLabels(SphinxPostTransform):
+    """LaTeX only: in the numbering tables a label may break after ``:`` and ``_`` (never cut at the column)."""
+
+    default_priority = 400
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        for table in self.document.findall(lambda n: isinstance(n, nodes.table) and "ldp-numbers" in n["classes"]):
+            for literal in list(table.findall(nodes.literal)):
+                text = escape(literal.astext(), "xelatex")
+                text = text.replace(r"\_", r"\_\allowbreak{}").replace(":", r":\allowbreak{}")
+                literal.replace_self(_latex(rf"\sphinxcode{{\sphinxupquote{{{text}}}}}"))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -256,5 +282,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-updated", _apply, priority=900)
     app.connect("missing-reference", _paper_reference_elsewhere)
     app.add_post_transform(LatexNumbers)
+    app.add_post_transform(BreakableLabels)
     app.add_directive("ldp-paper-numbers", PaperNumbersTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,7 +15,12 @@ import pandas as pd
 from ..oracles import CMS, HR, OLH
 from .registry import resolve_protocol
 
-__all__ = ["report_bits", "bits_per_user", "deployer_table"]
+__all__ = ["COLUMNS", "report_bits", "bits_per_user", "deployer_table"]
+
+#: the columns of :func:`deployer_table`, by short name
+COLUMNS = {"groups": "groups", "bits": "bits per user", "queries": "oracle queries",
+           "server": "server: aggregation (s)", "clients": "all users: reports (s)", "memory": "reports (MB)",
+           "counts": "count engine: one run (ms)"}
 
 
 def report_bits(oracle) -> int:
@@ -39,7 +44,7 @@ def deployer_table(protocols, data, *, epsilon: float, k: int, counts_ms: Mappin
     Parameters
     ----------
     protocols : list of (name, kwargs, label)
-        :func:`ldp.figures.after_pem.protocols` (grid specs: name, keywords, label).
+        :func:`ldp.experiments.successors.protocols` (grid specs: name, keywords, label).
     data : ldp.datasets.Dataset
         The users (``data.m`` bits per value).
     epsilon, k : float, int
@@ -53,8 +58,9 @@ def deployer_table(protocols, data, *, epsilon: float, k: int, counts_ms: Mappin
     Returns
     -------
     pandas.DataFrame
-        One row per protocol (index ``protocol``): ``groups``, ``bits per user``, ``oracle queries``,
-        ``server s`` (aggregation), ``all clients s`` (every user's reports), ``reports MB``, ``counts-engine ms``.
+        One row per protocol (index ``protocol``), in the column names :data:`COLUMNS` gives: groups, bits per
+        user, oracle queries, the server's time to aggregate, the time to make every user's reports, the
+        reports' memory and the count engine's time per run.
     """
     rows = []
     for name, kw, label in protocols:
@@ -67,7 +73,7 @@ def deployer_table(protocols, data, *, epsilon: float, k: int, counts_ms: Mappin
         t_client = time.perf_counter() - t0
         t0 = time.perf_counter()
         res = P.aggregate(reports, rng=3)
-        rows.append({"protocol": label, "groups": len(res.group_sizes), "bits per user": bits_per_user(plan),
-                     "oracle queries": res.queries, "server s": time.perf_counter() - t0, "all clients s": t_client,
-                     "reports MB": reports.nbytes / 2**20, "counts-engine ms": counts_ms.get(label, np.nan)})
+        values = (len(res.group_sizes), bits_per_user(plan), res.queries, time.perf_counter() - t0, t_client,
+                  reports.nbytes / 2**20, counts_ms.get(label, np.nan))
+        rows.append({"protocol": label, **dict(zip(COLUMNS.values(), values))})
     return pd.DataFrame(rows).set_index("protocol")

@@ -19,13 +19,15 @@ from ..reporting import verdicts as V
 from ..reporting.claims import Claim, ClaimFields, MissingInput, Readings
 from ..reporting.measures import K_FIXED, OTHERS, g, not_run, one, require, score_se
 
-__all__ = ["NAME", "ENGINES", "PEM_OPTIMISED", "frame", "draw", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "PEM_OPTIMISED", "DODGE", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-evalmore-design"
 ENGINES = {NAME: "count engine (10 runs)"}
 #: the label of optimised PEM (panel (a) and the dashed reference of panel (b))
 PEM_OPTIMISED = "PEM (optimised)"
 _REFERENCE = "optimised (dashed line)"
+#: the largest sideways shift of a curve of panels (b) and (c), in units of ε
+DODGE = 0.1
 
 
 def frame(s8a: pd.DataFrame, s8b: pd.DataFrame, s8c: pd.DataFrame) -> pd.DataFrame:
@@ -33,14 +35,16 @@ def frame(s8a: pd.DataFrame, s8b: pd.DataFrame, s8c: pd.DataFrame) -> pd.DataFra
 
     ``s8a``: summary by ``protocol, epsilon`` of :data:`PEM_OPTIMISED` and ``"<SPM|MCM>, budget split"`` /
     ``"<SPM|MCM>, partitioned users"``; ``s8b``: the same of ``"eta = <η>"``; ``s8c``:
-    :func:`ldp.experiments.configurations.assumption_summary`, its curves shifted sideways by up to 0.06 so
-    that coinciding curves stay visible (``x``).  Panel (b) repeats optimised PEM as a reference (no SD).
+    :func:`ldp.experiments.configurations.assumption_summary`.  The curves of (b) and (c) are shifted sideways by
+    up to :data:`DODGE` so that coinciding curves stay visible (``x``).  Panel (b) repeats optimised PEM as a
+    reference (no SD).
     """
-    ref = s8a[s8a["protocol"] == PEM_OPTIMISED].sort_values("epsilon")
-    parts = [s8a.assign(panel="a"), s8b.assign(panel="b"), ref.assign(panel="b", protocol=_REFERENCE, f1_std=np.nan)]
-    groups = list(s8c.groupby("assumption", sort=False))
-    for (a, grp), dx in zip(groups, np.linspace(-0.06, 0.06, len(groups))):  # dodge: curves coincide where configs do
-        parts.append(grp.sort_values("epsilon").assign(panel="c", protocol=a, x=grp["epsilon"] + dx))
+    ref = s8a[s8a["protocol"] == PEM_OPTIMISED].sort_values("epsilon").assign(protocol=_REFERENCE, f1_std=np.nan)
+    parts = [s8a.assign(panel="a")]
+    for panel, s in (("b", pd.concat([s8b, ref])), ("c", s8c.assign(protocol=s8c["assumption"]))):
+        groups = list(s.groupby("protocol", sort=False))
+        for (_, grp), dx in zip(groups, np.linspace(-DODGE, DODGE, len(groups))):  # curves coincide at F1 0 or 1
+            parts.append(grp.sort_values("epsilon").assign(panel=panel, x=grp["epsilon"] + dx))
     out = pd.concat(parts, ignore_index=True).rename(columns={"protocol": "series", "f1_count": "runs"})
     out["x"] = out["x"].fillna(out["epsilon"]) if "x" in out.columns else out["epsilon"]
     return out[["panel", "series", "epsilon", "x", "f1_mean", "f1_std", "runs"]].astype({"runs": "Int64"})
@@ -48,15 +52,15 @@ def frame(s8a: pd.DataFrame, s8b: pd.DataFrame, s8c: pd.DataFrame) -> pd.DataFra
 
 def draw(data: pd.DataFrame):
     """F1 against ε: (a) partitioning users, (b) PEM's η with optimised PEM dashed, (c) the assumed distribution."""
-    d = interval(data, "f1_mean", "f1_std")
+    d = interval(data, "f1_mean", "f1_std", scale=2, runs="runs")
     a, b, c = (d[d["panel"] == p] for p in "abc")
     styles: dict[str, dict] = {PEM_OPTIMISED: dict(METHOD_STYLE["PEM"], ls="-", fill=METHOD_STYLE["PEM"]["color"])}
     for p in OTHERS:
         styles[f"{p}, budget split"] = dict(METHOD_STYLE[p], ls="--", fill="white")
         styles[f"{p}, partitioned users"] = dict(METHOD_STYLE[p], ls="-", fill=METHOD_STYLE[p]["color"])
     etas = sorted((s for s in dict.fromkeys(b["series"]) if s != _REFERENCE), key=lambda s: int(s.split()[-1]))
-    for s, color in zip(etas, series_colors(max(len(etas), 1))):
-        styles[s.replace("eta", "η")] = dict(color=color, marker="o", ls="-", fill=color)
+    for s, color, mk in zip(etas, series_colors(max(len(etas), 1)), "os^vDP"):  # filled markers; (c): open
+        styles[s.replace("eta", "η")] = dict(color=color, marker=mk, ls="-", fill=color)
     styles["PEM optimised (dashed)"] = dict(color="black", marker="", ls="--", fill="black")
     assumptions = list(dict.fromkeys(c["series"]))
     for s, color, mk in zip(assumptions, series_colors(max(len(assumptions), 1)), "os^vD"):

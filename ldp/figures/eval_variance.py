@@ -67,13 +67,13 @@ def frame(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def draw(data: pd.DataFrame, *, title: str):
-    """Observed Var (markers, ± 1 SD cut at the axis' floor) and the predictions (lines: eq. (3), dashed: exact).
+    """Observed Var (markers, ± 2 SE cut at the axis' floor) and the predictions (lines: eq. (3), dashed: exact).
 
     Drawn as log10 of Var on a linear axis labelled 100k, 1M, ... (seaborn 0.13 cannot draw
     ``so.Range`` beside other layers on a log scale).
     """
     floor = 0.3 * float(np.nanmin(data[["var_mean", "var_pred", "var_full"]].to_numpy()))
-    d = interval(data, "var_mean", "var_std", (floor, None))
+    d = interval(data, "var_mean", "var_std", (floor, None), scale=2, runs="var_count")
     d = d.assign(**{c: np.log10(d[c]) for c in ("var_mean", "lo", "hi", "var_pred", "var_full")})
     scales = method_scales(list(dict.fromkeys(data["protocol"])))
     powers = FuncFormatter(lambda v, _: f"{10 ** v / 1e6:g}M" if v >= 6 else f"{10 ** v / 1e3:g}k")  # no superscripts

@@ -49,13 +49,14 @@ def frame(summary: pd.DataFrame, *, x: str, datasets) -> pd.DataFrame:
 
 
 def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, str], missing: str = ""):
-    """F1 (top row) and NCR (bottom row) of each protocol on each data set of ``panel_names``; mean ± 1 SD, cut at 0, 1.
+    """F1 (top row) and NCR (bottom row) of each protocol on each data set of ``panel_names``: mean ± 2 SE, cut at 0, 1.
 
     ``missing`` says why a data set has no rows (e.g. ``"is missing"``), written in its empty panels.
     """
     titles = {(ds, m): f"({'abcdef'[3 * r + c]}) {name}, {m.upper()}"
               for r, m in enumerate(("f1", "ncr")) for c, (ds, name) in enumerate(panel_names.items())}
-    d = interval(data, "mean", "std").assign(title=[titles[ds, m] for ds, m in zip(data["dataset"], data["metric"])])
+    d = interval(data, "mean", "std", scale=2, runs="runs")  # ± 2 SE
+    d["title"] = list(map(titles.get, zip(data["dataset"], data["metric"])))
     present = list(dict.fromkeys(data["protocol"]))
     scales = method_scales([p for p in METHODS if p in present] + [p for p in present if p not in METHODS])
     plot = (so.Plot(d, x=x, y="mean", color="protocol", marker="protocol")

@@ -46,7 +46,7 @@ def frame(s7a: pd.DataFrame, s7bc: pd.DataFrame, *, theta_fixed: float, eps_bc: 
 
 def draw(data: pd.DataFrame):
     """F1 of the threshold versions: (a) against ε at the fixed θ, (b), (c) against θ at two budgets."""
-    d = interval(data, "f1_mean", "f1_std")
+    d = interval(data, "f1_mean", "f1_std", scale=2, runs="runs")
     a = d[d["panel"] == "a"]
     scales = method_scales([p for p in ("PEM", *OTHERS) if p in set(d["protocol"])])
     plots = []

@@ -32,11 +32,6 @@ _REPRODUCIBLE: dict[Any, Any] = {"svg.fonttype": "none", "pdf.fonttype": 42, "sv
 
 __all__ = ["save_figure", "figure_data", "write_figure_data"]
 
-def _exact_float(value) -> str:
-    """The shortest decimal that reads back as the same float64 (``repr``)."""
-    return repr(float(value))
-
-
 def figure_data(data, name: str = "figure") -> pd.DataFrame:
     """Check a figure's plotted-data table and put its rows in a canonical order.
 
@@ -122,7 +117,7 @@ def write_figure_data(data, target: str | Path, *, name: str | None = None) -> P
     target = Path(target)
     frame = figure_data(data, target.stem if name is None else name)
     with atomic_path(target) as tmp:
-        frame.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8", float_format=_exact_float)
+        frame.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8", float_format=lambda v: repr(float(v)))
     return target
 
 

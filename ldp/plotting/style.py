@@ -116,14 +116,15 @@ def count_label(v: float) -> str:
 
 
 def interval(frame: pd.DataFrame, y: str, err: str, bounds: tuple[float | None, float | None] = (0.0, 1.0),
-             *, scale: float = 1.0) -> pd.DataFrame:
+             *, scale: float = 1.0, runs: str | None = None) -> pd.DataFrame:
     """``frame`` with ``lo`` and ``hi``: ``y ± scale * err`` cut at ``bounds`` (a missing ``err`` gives no bar).
 
-    ``bounds = (0, 1)`` for a share such as F1; ``(floor, None)`` for a positive
-    quantity on a log axis.  Where the bar would cross a bound it stops there (an
-    asymmetric bar); the caption says SD or SE and over how many runs.
+    With ``runs`` (a column), ``err`` is an SD over that many runs and the bar ``scale`` standard errors,
+    ``err / √runs``: the book's F1 figures draw ± 2 SE, the unit of the verdicts' rule.  ``bounds = (0, 1)``
+    for a share such as F1; ``(floor, None)`` for a positive quantity on a log axis.  Where the bar would
+    cross a bound it stops there (an asymmetric bar); the caption says SD or SE and over how many runs.
     """
-    half = scale * frame[err].astype(float)
+    half = scale * frame[err].astype(float) / (np.sqrt(frame[runs].astype(float)) if runs else 1.0)
     return frame.assign(lo=(frame[y] - half).clip(lower=bounds[0], upper=None),
                         hi=(frame[y] + half).clip(lower=None, upper=bounds[1]))
 

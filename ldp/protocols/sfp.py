@@ -170,9 +170,10 @@ class SFP(TwoPhaseProtocol):
             size = int(np.prod([len(x) for x in lists]))
             if size > budget:
                 break
-            grids = np.meshgrid(*[np.arange(len(x)) for x in lists], indexing="ij")
-            for l in range(P):
-                cols[l].append(lists[l][grids[l].ravel()])
+            index = np.arange(size)  # every combination, the last position varying fastest (any number of positions)
+            for l in range(P - 1, -1, -1):
+                index, pick = np.divmod(index, len(lists[l]))
+                cols[l].append(lists[l][pick])
             owners.append(np.full(size, h, dtype=np.uint64))
             budget -= size
             if budget <= 0:

@@ -1,0 +1,59 @@
+"""The built book on a phone: every page at 420 CSS px, in headless Chromium.
+
+At that width no page scrolls sideways (wide tables and display equations scroll inside
+their own box, long code names in headings wrap), and every figure of a chapter links to
+its image at full size. The reproduction report has its own layout and its own test
+(branch ``report``), so it is left out here. Builds, server and browser as in
+``test_book_browser.py`` (whose fixtures these tests use).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_book_browser import PAGES, WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.browser
+
+NARROW = 420  # CSS px: a phone held upright
+NARROW_PAGES = [p for p in PAGES if p != "book/reproduction"]
+
+# the page's width against the window's, and the elements that stick out (not inside a box that scrolls)
+OVERFLOW = """
+const width = document.documentElement.clientWidth;
+const scrolls = (el) => { for (let e = el.parentElement; e; e = e.parentElement) {
+  const s = getComputedStyle(e); if (['auto', 'scroll', 'hidden'].includes(s.overflowX)) return true; } return false; };
+const out = Array.from(document.querySelectorAll('article *')).filter((el) => {
+  const r = el.getBoundingClientRect(); return r.width > 0 && r.right > width + 1 && !scrolls(el); });
+return {scroll: document.documentElement.scrollWidth, width: width,
+        out: out.slice(0, 5).map((el) => el.tagName + '.' + el.className + ': ' + (el.textContent || '').slice(0, 60))};
+"""
+FIGURE_LINKS = """
+return Array.from(document.querySelectorAll('article figure img'))
+  .filter((im) => !(im.closest('a') && im.closest('a').getAttribute('href'))).map((im) => im.getAttribute('src'));
+"""
+
+
+@pytest.fixture
+def phone(browser):  # noqa: F811  (the fixture of test_book_browser)
+    browser.set_window_size(NARROW, 900)
+    yield browser
+    browser.set_window_size(1280, 1000)
+
+
+@pytest.mark.parametrize("page", NARROW_PAGES)
+def test_no_page_scrolls_sideways_on_a_phone(page: str, built_book: Path, server: str, phone):  # noqa: F811
+    phone.get(f"{server}/{page}.html")
+    phone.execute_async_script(WAIT_FOR_MATHJAX)
+    info = phone.execute_script(OVERFLOW)
+    assert info["scroll"] <= info["width"] + 1 and not info["out"], (
+        f"{page} at {NARROW} px: page {info['scroll']} px wide for a {info['width']} px window; "
+        f"sticking out: {info['out']}")
+
+
+@pytest.mark.parametrize("page", NARROW_PAGES)
+def test_figures_open_full_size(page: str, built_book: Path, server: str, phone):  # noqa: F811
+    phone.get(f"{server}/{page}.html")
+    unlinked = phone.execute_script(FIGURE_LINKS)
+    assert not unlinked, f"{page}: figures without a link to their full-size image: {unlinked}"
