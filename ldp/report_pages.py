@@ -163,13 +163,15 @@ def _explorer(rows: pd.DataFrame, caption: str) -> list[str]:
 def _part_lines(p, indent: str = "") -> list[str]:
     """What the evidence says about one claim (a sentence of one part, or one part of a sentence)."""
     lines = [f"{indent}- **We test:** {_cell(p['tested'])} ({_cell(p['rule'])})",
-             f"{indent}- **We measure:** {_cell(p['measured'] or '—')}" + (f" *{_cell(p['note'])}*" if p["note"] else ""),
+             f"{indent}- **We measure:** {_cell(p['measured'] or '—')}"
+             + (f" *{_cell(p['note'])}*" if p["note"] else ""),
              f"{indent}- **Verdict:** {_badge(p['verdict'])} {_cell(p['explanation'])}"]
     if p["cause_class"]:
         lines.append(f"{indent}- **Cause ({_cause_label(p['cause_class'])}):** {_cell(p['cause'])}")
     for s in json.loads(p["sensitivity"] or "[]"):
         flips = " — **the verdict flips**" if s["flips"] else " — the verdict stands"
-        lines.append(f"{indent}- **Under another reading** ([{_cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
+        lines.append(f"{indent}- **Under another reading** "
+                     f"([{_cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
                      f" {s['verdict']}{flips if s['verdict'] != V.NOT_TESTABLE else ''}; {_cell(s['measured'])}")
     flags = []
     if p["stand_in"]:
@@ -220,8 +222,8 @@ def rules_section() -> str:
              "Every verdict is computed from the saved figure data by one of five rules (`ldp.reporting.rules`); "
              "none is typed by hand. The verdicts are exactly: " + ", ".join(f"**{v}**" for v in V.VERDICTS)
              + ". A claim is *not testable here* when its inputs are missing, when the run's parameters leave out "
-               "its setting, or when it rests on a stand-in that cannot decide it. " + _cell(V.COMBINE_RULE[0].upper()
-                                                                                         + V.COMBINE_RULE[1:]) + ".", "",
+               "its setting, or when it rests on a stand-in that cannot decide it. "
+             + _cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", "",
              "| Rule | When it says reproduced | When partly |", "| --- | --- | --- |"]
     lines += [f"| {k} | {_cell(t)} | {_cell(V.PARTLY_RULE[k])} |" for k, t in text.items()]
     lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "", "| Constant | Value | Meaning |",

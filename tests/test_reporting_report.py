@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ldp.figures import CLAIMS, REGISTRY
 from ldp import report_pages as PG
+from ldp.figures import CLAIMS, REGISTRY
 from ldp.reporting import claims as C
 from ldp.reporting import report as RP
 from ldp.reporting import verdicts as V

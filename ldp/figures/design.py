@@ -144,7 +144,7 @@ def _m_eta_point(eta: int, target: float):
 
 
 def _m_assumptions(store, leave_out: str = ""):
-    """The spread of Figure 8(c)'s F1 over the assumptions at each ε (those whose name starts ``leave_out`` left out)."""
+    """The spread of Figure 8(c)'s F1 over the assumptions at each ε (names starting ``leave_out`` left out)."""
     rows = []
     c = _panel(store, "c")
     for e, grp in (c[~c["series"].str.startswith(leave_out)] if leave_out else c).groupby("epsilon"):
@@ -159,7 +159,7 @@ def _m_assumptions(store, leave_out: str = ""):
 
 
 def _c_spread(store):
-    """The widest spread of Figure 8(c): within the runs' noise (a near-tie), or beyond it (our choice of assumptions)."""
+    """The widest spread of Figure 8(c): within the runs' noise (a near-tie), or beyond it (our assumptions)."""
     w = _m_assumptions(store).sort_values("value").iloc[-1]
     z = w["value"] / w["se"] if w["se"] > 0 else math.inf
     return ("near-tie" if z <= V.Z_TOL else "reading",
@@ -183,7 +183,8 @@ CLAIMS: tuple[Claim, ...] = (
           tested="MCM's mean F1 with the budget split at ε = 1.2, against 0.2", measure=_m_mcm_split_low,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="0.2 above the F1"), stand_in=("mcm",),
           interpretation=(Readings.MCM,), setting={"epsilons": (1.2,), **_SETTING},
-          cause=Cause("stand-in", lambda store: "our MCM, re-implemented from the text (whole blocks in one OLH report, "
+          cause=Cause("stand-in", lambda store: "our MCM, re-implemented from the text (whole blocks in one OLH "
+                      "report, "
                       f"⌈k^1.5⌉ channels), scores {_point(store, 'MCM, budget split', 1.2)['f1_mean']:.2f} with the "
                       "budget split at ε = 1.2: stronger than the paper's"), **_FIG8),
     Claim(id="fig8a-mcm-partition-08", section="6.2.4", ref="Figure 8(a)",

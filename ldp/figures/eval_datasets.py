@@ -71,6 +71,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="s623-theta-f16", section="6.2.3", ref="Figure 7(a)",
           quote=r"($0.023$ is around frequency of the $16$-the most frequent value in the dataset)",
           paper="f_16 ≈ 0.023", tested="frequency of the 16th most frequent value of the synthetic set",
-          measure=_m_theta_f16, rule=_PRINTED("0.023"), interpretation=(Readings.SYNTHETIC,), part_of="fig7a-pem-better",
+          measure=_m_theta_f16, rule=_PRINTED("0.023"), interpretation=(Readings.SYNTHETIC,),
+          part_of="fig7a-pem-better",
           setting={"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}, **_TABLE),
 )

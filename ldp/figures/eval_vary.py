@@ -264,7 +264,8 @@ def _c_top_two(store) -> str:
     scale = float((store.parameters(CHAPTER) or {}).get("exp_scale", 0.05))
     return (f"the two most frequent synthetic values are {q['top2_gap_sd']:.1f} SD of PEM's final estimate apart "
             f"(the right order with probability {q['top2_order_prob']:.2f}), and neighbours of the exponential law "
-            f"differ by {1 - math.exp(-scale):.0%}: at small k one swap costs 1/k of F1 (F1 {q['f1_mean']:.2f} at k = 1)")
+            f"differ by {1 - math.exp(-scale):.0%}: at small k one swap costs 1/k of F1 "
+            f"(F1 {q['f1_mean']:.2f} at k = 1)")
 
 
 def _m_small_k(protocol: str):
@@ -361,7 +362,8 @@ CLAIMS: tuple[Claim, ...] = (
           rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS, Readings.CASES),
           setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k),
           alternatives=(Alternative("'cases' as the steps from one k to the next, not whole series", Readings.CASES,
-                                    _m_steps, R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),),
+                                    _m_steps,
+                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),),
           **_K),
     Claim(id="fig6-syn-full-utility", section="6.2.2", ref="Figure 6(c)",
           quote=r"In the synthetic dataset, \itergroup achieves almost full utility for up to $k=30$.",
@@ -384,7 +386,8 @@ CLAIMS: tuple[Claim, ...] = (
           rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           stand_in=("mcm", "url"), interpretation=(Readings.MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
           note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, which holds "
-               "every value; the per-block majority mixes patterns of different values.", part_of="fig6-decrease-with-k",
+               "every value; the per-block majority mixes patterns of different values.",
+          part_of="fig6-decrease-with-k",
           decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")), **_K),
     Claim(id="s423-prefix-mass", section="4.2.3", ref="eq. (5), assumption",
           quote=r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
@@ -395,8 +398,9 @@ CLAIMS: tuple[Claim, ...] = (
           rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
           inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,), reading=True,
           cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
-          note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's frequency is the sum over every value that shares it; on the URL stand-in and "
-               "AOL other values lift a non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
+          note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's "
+               "frequency is the sum over every value that shares it; on the URL stand-in and AOL other values lift a "
+               "non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
           **_K),
     Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, paper="utility falls with k",
           tested="PEM's mean F1 on the URL stand-in against k",

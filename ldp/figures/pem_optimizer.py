@@ -81,7 +81,8 @@ def frame(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfig], *, m: i
                     etas=points["etas"].map(str).to_numpy(),
                     over_query_limit=(points["eta"] > eta_feasible).to_numpy()))
     return pd.concat(out, ignore_index=True)[
-        ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper", "over_query_limit"]]
+        ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper",
+         "over_query_limit"]]
 
 
 def draw(data: pd.DataFrame, *, m: int):

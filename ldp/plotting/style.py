@@ -107,7 +107,7 @@ def series_colors(n: int) -> list[tuple[float, float, float, float]]:
 
 
 def count_label(v: float) -> str:
-    """A number of users as a short tick label: 20k, 100k, 1M, 3M (no powers of ten: a superscript would be below 9 pt)."""
+    """A number of users as a short tick label: 20k, 100k, 1M, 3M (no powers of ten: a superscript is below 9 pt)."""
     return f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1e3:g}k" if v >= 1e3 else f"{v:g}"
 
 

@@ -8,7 +8,8 @@ results and a ``rule`` (:mod:`ldp.reporting.rules`) that decides it, with flags
 for stand-in data (:data:`STAND_INS`) and our readings of what the paper leaves
 open (:class:`Readings`), the :class:`Cause` of a difference and the verdicts under
 the other readings (:class:`Alternative`).  Claims that test parts of one sentence
-name the first of them in ``part_of``: the report counts the sentence once.  :data:`ldp.figures.REGISTRY` collects them in the
+name the first of them in ``part_of``: the report counts the sentence once.
+:data:`ldp.figures.REGISTRY` collects them in the
 paper's order.  The paper's numbers (Figure 5 for the book's ``fig-eval-vary-eps``,
 (3) for the LaTeX label ``var_olh``) are read from ``book/_ext/paper_numbers.yml``
 (:func:`paper_numbers`); sections are numbered by the LaTeX's structure.
@@ -30,7 +31,8 @@ from .results import ResultStore
 from .rules import Rule
 from .verdicts import CAUSES
 
-__all__ = ["Claim", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "NotRun", "Registry", "Readings", "STAND_INS",
+__all__ = ["Claim", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "NotRun",
+           "Registry", "Readings", "STAND_INS",
            "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .claims import MissingInput, NotCovered, NotRun
+from .claims import NotCovered, NotRun
 from .results import ResultStore
 
 __all__ = ["K_FIXED", "OTHERS", "METRIC_NAMES", "X_NAMES", "g", "require", "score_se", "eval_points",

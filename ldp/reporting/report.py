@@ -120,7 +120,7 @@ def _cause(claim: Claim, store: ResultStore, decision: V.Decision) -> tuple[str,
 
 
 def _sensitivity(claim: Claim, store: ResultStore, verdict: str) -> list[dict]:
-    """The claim decided again under each documented alternative reading (:class:`~ldp.reporting.claims.Alternative`)."""
+    """The claim decided again under each documented other reading (:class:`~ldp.reporting.claims.Alternative`)."""
     out = []
     for alt in claim.alternatives:
         try:
