@@ -167,8 +167,13 @@ def test_a_sentence_is_counted_once():
     assert "k^{1.5}" not in REGISTRY.get("fig6-mcm-small-k").quote  # the sentence its rule tests
     assert REGISTRY.get("fig7b-theta-0005").part_of == "fig7bc-pem-better" and REGISTRY.get("fig7bc-pem-better").reading
     assert REGISTRY.get("s423-prefix-mass").reading  # an assumption of the analysis, not a result
+    with pytest.raises(ValueError, match="part_of"):  # a part of a part
+        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[2].id),
+                           dataclasses.replace(CLAIMS[2], part_of=CLAIMS[3].id)))
     with pytest.raises(ValueError, match="part_of"):
-        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of="fig99-nothing"),))
+        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[1].id),))
+    assert C.Registry(claims=(REGISTRY.get("fig7b-theta-0005"),))  # a rerun's registry may hold a part alone
+    assert all(REGISTRY.get(c.part_of) for c in CLAIMS if c.part_of)  # the book's names every first claim
     with pytest.raises(ValueError, match="cause kind"):
         dataclasses.replace(CLAIMS[0], cause=C.Cause("a typo", str))
 

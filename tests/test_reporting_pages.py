@@ -98,7 +98,9 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     folder = generated / PG.REPORT_DIR
     report = (folder / "report.md").read_text()
     assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
-    assert rows_of(report) == [c.id for c in CLAIMS if not c.part_of]  # one block per sentence, paper's order
+    firsts = [c for c in CLAIMS if not c.part_of]  # one block per sentence: the paper's in its order, then ours
+    kind = {c.id: "ours" if c.ours else "reading" if c.reading else "paper" for c in firsts}
+    assert rows_of(report) == [c.id for k in ("paper", "reading", "ours") for c in firsts if kind[c.id] == k]
     data = json.loads((folder / "claims.json").read_text())
     parts = {p["id"]: p for r in data["rows"] for p in r["parts"]}
     assert len([p for p in parts.values() if p["verdict"] != V.NOT_TESTABLE]) >= 35

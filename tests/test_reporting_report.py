@@ -218,7 +218,7 @@ def test_sentences_combine_their_parts(table):
     assert rows.loc["s423-prefix-mass", "kind"] == "reading" and rows.loc["ours-pem-beats-sfp", "kind"] == "ours"
     top = RP.largest_differences(rows)
     assert (top["kind"] == "paper").all() and set(top["verdict"]) <= {V.NOT_REPRODUCED, V.PARTLY}
-    assert "fig7b-theta-0005" not in set(top["id"]) and "fig7bc-pem-better" not in set(top["id"])
+    assert "fig7b-theta-0005" not in set(top.index) and "fig7bc-pem-better" not in set(top.index)
 
 
 def test_combine_states_the_rule():

@@ -204,6 +204,7 @@ CLAIMS: tuple[Claim, ...] = (
           rule=R.OrderingHolds(what="PEM at least the best other"), stand_in=("mcm", "spm"),
           interpretation=(Readings.THRESHOLD, "metrics-of-the-threshold-version", Readings.GRIDS),
           setting={"thetas": (0.005,), "eps_theta": (2.0,), **_SETTING}, part_of="fig7bc-pem-better", decides=False,
+          reading=True,
           cause=Cause("reading", _c_release),
           alternatives=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7b_reversal(store, True)),),
           **_FIG7),
