@@ -277,25 +277,30 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
 
 
 def summary_sentence(rows: pd.DataFrame) -> str:
-    """The scorecard's opening: how many of the paper's sentences are reproduced, and why the others are not.
+    """The scorecard's opening: how many of the paper's sentences are reproduced, which are not, and why.
 
-    ``rows`` is :func:`ldp.reporting.sentences`' table; the causes are grouped by class, each with the
-    figures (or statements) it explains.
+    ``rows`` is :func:`ldp.reporting.sentences`' table.  The sentences not reproduced are named (their
+    figure or statement) under the class of their cause; the partly reproduced and the untestable are
+    counted by class.
     """
     paper = rows[rows["kind"] == "paper"]
     n = verdict_counts(paper)
-    text = (f"**{n[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced** "
-            f"({n[V.PARTLY]} partly, {n[V.NOT_REPRODUCED]} not; {n[V.NOT_TESTABLE]} cannot be tested here)")
-    off = paper[paper["verdict"].isin([V.PARTLY, V.NOT_REPRODUCED])]
-    groups = [f"{_cause_label(kind)} ({', '.join(dict.fromkeys(_cell(r) for r in grp['ref']))})"
-              for kind, grp in off.groupby("cause_class", sort=False)]
-    if groups:
-        text += "; where they differ, the cause is " + "; ".join(groups)
-    untested = paper[paper["verdict"] == V.NOT_TESTABLE]
-    if len(untested):
-        text += ("; not testable: " + ", ".join(f"{len(g)} {_cause_label(k)}" for k, g in
-                                                 untested.groupby("cause_class", sort=False)))
-    return text + "."
+
+    def by_class(verdict: str, named: bool) -> str:
+        grp = paper[paper["verdict"] == verdict].groupby("cause_class", sort=False)["ref"]
+        return ", ".join(f"{' and '.join(dict.fromkeys(_cell(r) for r in refs))} ({_cause_label(k)})" if named
+                         else f"{len(refs)} {_cause_label(k)}" for k, refs in grp)
+
+    text = f"**{n[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**"
+    if n[V.NOT_REPRODUCED]:
+        text += f"; {n[V.NOT_REPRODUCED]} are not: {by_class(V.NOT_REPRODUCED, True)}"
+    if n[V.PARTLY]:
+        text += f"; {n[V.PARTLY]} partly ({by_class(V.PARTLY, False)})"
+    if n[V.NOT_TESTABLE]:
+        text += f"; {n[V.NOT_TESTABLE]} cannot be tested here ({by_class(V.NOT_TESTABLE, False)})"
+    flips = [_cell(r["ref"]) for _, r in paper.iterrows() if _flips(r)]
+    return text + "." + (f" Under another reading the paper leaves open, the verdict changes for: {'; '.join(flips)}."
+                         if flips else "")
 
 
 def _counts_text(rows: pd.DataFrame) -> str:
@@ -348,7 +353,8 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
               "What computed each figure: " + "; ".join(
-                  f"{registry.title(f)} (`{f}`): {_engine_text(e, mode)}" for f, e in registry.engines.items()
+                  (f"`{f}`" if registry.title(f) == f else f"{registry.title(f)} (`{f}`)")
+                  + f": {_engine_text(e, mode)}" for f, e in registry.engines.items()
                   if not f.count("/")) + ".", "",
               f"Every claim, its rule, its verdict and its cause: {{doc}}`the reproduction report <{report}>`.",
               "```", ""]

@@ -310,6 +310,7 @@ def test_scorecard(table):
     assert one.startswith(f"**{counts[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**")
     for kind in set(paper.loc[paper["verdict"].isin([V.PARTLY, V.NOT_REPRODUCED]), "cause_class"]):
         assert V.CAUSES[kind][0] in one
+    assert all(PG.caret_math(r) in one for r in paper.loc[paper["verdict"] == V.NOT_REPRODUCED, "ref"])  # named
     for verdict in V.VERDICTS:
         assert f"**{counts[verdict]}** {verdict}" in card
     top = RP.largest_differences(rows)
