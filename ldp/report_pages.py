@@ -97,9 +97,8 @@ def _cell(text) -> str:
     return caret_math(re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip())
 
 
-def _short(quote: str, n: int = 100) -> str:
-    """A quote as the paper prints it, cut at a word before ``n`` characters (never inside math)."""
-    text = display_quote(quote)
+def _short(text: str, n: int = 100) -> str:
+    """``text`` (a quote as the paper prints it, a cause) cut at a word before ``n`` characters (never inside math)."""
     if len(text) <= n:
         return text
     cut = text[:n].rsplit(" ", 1)[0]
@@ -144,19 +143,23 @@ def _flips(row) -> dict[str, str]:
 
 
 def _explorer(rows: pd.DataFrame, caption: str) -> list[str]:
-    """The explorer: in HTML a list-table the page's script sorts and filters; in LaTeX a long table."""
-    head = ["Claim", "Where", "The paper says", "Verdict", "Cause", "Why (one line)"]
+    """The explorer: in HTML a list-table the page's script sorts and filters; in LaTeX a long table.
+
+    Four columns: the claim (its id, a link to its evidence, and where the paper says it), the quote
+    shortened, the verdict as a coloured badge, and the cause: its class in bold (what the cause
+    filter reads) and one line, with the verdict under another reading when that one differs.
+    """
     html = ["```{only} html", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer",
-            ":widths: 15 13 30 12 10 20", "", *[("* - " if i == 0 else "  - ") + h for i, h in enumerate(head)]]
+            ":widths: 22 32 16 30", "", "* - Claim", "  - The paper says", "  - Verdict", "  - Cause"]
     tex = ["```{only} latex", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: longtable",
-           ":widths: 28 20 16 12 24", "", "* - Claim", "  - Where", "  - Verdict", "  - Cause", "  - Why"]
+           ":widths: 34 16 50", "", "* - Claim", "  - Verdict", "  - Cause"]
     for _, r in rows.iterrows():
-        link = f"{{ref}}`{r['id']} <{anchor(r['id'])}>`"
-        why = _cell(r["cause"]) + ("".join(f" *Flips under {_cell(k)}: {v}.*" for k, v in _flips(r).items()))
-        cause = _cause_label(r["cause_class"])
-        html += [f"* - {link}", f"  - {_where(r)}", f"  - “{_cell(_short(r['quote']))}”", f"  - {_badge(r['verdict'])}",
-                 f"  - {cause}", f"  - {why}"]
-        tex += [f"* - {link}", f"  - {_where(r)}", f"  - {r['verdict']}", f"  - {cause}", f"  - {why}"]
+        claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {_cell(r['ref'])}"
+        cause = (f"**{_cause_label(r['cause_class'])}**: {_cell(_short(r['cause'], 110))}" if r["cause_class"] else "")
+        cause += "".join(f" *Another reading: {v}.*" for v in _flips(r).values())
+        html += [f"* - {claim}", f"  - “{_cell(_short(display_quote(r['quote']), 80))}”",
+                 f"  - {_badge(r['verdict'])}", f"  - {cause}"]
+        tex += [f"* - {claim}", f"  - {r['verdict']}", f"  - {cause}"]
     return html + [":::", "```", ""] + tex + [":::", "```", ""]
 
 
@@ -168,7 +171,11 @@ def _part_lines(p, indent: str = "") -> list[str]:
              f"{indent}- **Verdict:** {_badge(p['verdict'])} {_cell(p['explanation'])}"]
     if p["cause_class"]:
         lines.append(f"{indent}- **Cause ({_cause_label(p['cause_class'])}):** {_cell(p['cause'])}")
-    for s in json.loads(p["sensitivity"] or "[]"):
+    others = json.loads(p["sensitivity"] or "[]")
+    if p["interpretation"] and not others and p["verdict"] != V.NOT_TESTABLE:
+        lines.append(f"{indent}- **Under another reading:** none computed (the readings cited below have no "
+                     "documented alternative that the saved results can decide)")
+    for s in others:
         flips = " — **the verdict flips**" if s["flips"] else " — the verdict stands"
         lines.append(f"{indent}- **Under another reading** "
                      f"([{_cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
@@ -188,21 +195,23 @@ def _part_lines(p, indent: str = "") -> list[str]:
 
 
 def _evidence(row, parts: pd.DataFrame) -> list[str]:
-    """One sentence's evidence: its quote, verdict and cause, then its parts (or the one claim that is it)."""
+    """One sentence's evidence, folded under a one-line title (id, where, verdict): its quote, what the paper
+    says, the cause and the other readings' verdicts, then its parts (or the one claim that is it)."""
     flips = "".join(f" Under {_cell(k)} it would be **{v}**." for k, v in _flips(row).items())
-    lines = [f"({anchor(row['id'])})=", f"**{row['id']}** · {_where(row)} · {_badge(row['verdict'])}", "",
-             f"> “{_cell(display_quote(row['quote']))}”", "", f"*The paper:* {_cell(row['paper'])}."
+    lines = [f"({anchor(row['id'])})=", f"::::{{dropdown}} {row['id']} · {_where(row)} · {_badge(row['verdict'])}",
+             ":class-container: ldp-evidence", "", f"> “{_cell(display_quote(row['quote']))}”", "",
+             f"*The paper:* {_cell(row['paper'])}."
              + (f" **Cause ({_cause_label(row['cause_class'])}):** {_cell(row['cause'])}" if row["cause_class"] else "")
              + flips, ""]
     if len(parts) == 1:
-        return lines + _part_lines(parts.iloc[0]) + [""]
+        return lines + _part_lines(parts.iloc[0]) + ["::::", ""]
     lines.append(f"This sentence has {len(parts)} parts (the verdict combines those that decide it):")
     lines.append("")
     for _, p in parts.iterrows():
         role = "" if p["decides"] else " (a detail: it shows an exception and does not decide)"
         lines.append(f"- `{p['id']}`{role}: “{_cell(display_quote(p['quote']))}” ({_cell(p['paper'])})")
         lines += _part_lines(p, "  ")
-    return lines + [""]
+    return lines + ["::::", ""]
 
 
 def rules_section() -> str:

@@ -36,17 +36,17 @@ const headings = Array.from(article.querySelectorAll('h1, h2, h3')).map((h) => h
 const firstHeading = article.querySelector('h2');
 const idCells = rows.map((r) => r.cells[0]);
 return {
-  height: document.documentElement.scrollHeight,
+  height: document.documentElement.scrollHeight, explorerHeight: table ? Math.round(table.getBoundingClientRect().height) : 0,
   docWidth: document.documentElement.scrollWidth, window: window.innerWidth,
   rows: rows.length, shown: rows.filter((r) => !r.hidden).length,
-  badges: rows.filter((r) => r.querySelector('.badge')).length,
+  badges: rows.filter((r) => r.querySelector('.sd-badge')).length,
   firstH2: firstHeading ? firstHeading.textContent.trim() : '',
   explorerBeforeEvidence: !!table && !!firstHeading,
   headings: headings,
   boxScroll: box ? box.scrollWidth - box.clientWidth : -1,
   idsCut: idCells.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent.trim()),
   cellDisplay: rows.length ? getComputedStyle(rows[0].cells[1]).display : '',
-  selects: document.querySelectorAll('.ldp-explorer-filters select').length,
+  selects: document.querySelector('.ldp-explorer-filters').querySelectorAll('select').length,
   wide: Array.from(article.querySelectorAll('*')).filter((el) => el.getBoundingClientRect().right
                                                         > window.innerWidth + 1).slice(0, 5)
                   .map((el) => el.tagName + '.' + el.className + ': ' + el.textContent.slice(0, 60)),
@@ -60,7 +60,7 @@ const select = Array.from(document.querySelectorAll('.ldp-explorer-filters label
 select.value = value;
 select.dispatchEvent(new Event('change'));
 const rows = Array.from(document.querySelector('table.ldp-explorer').tBodies[0].rows);
-const verdict = (r) => r.cells[3].textContent.trim();
+const verdict = (r) => r.cells[2].textContent.trim();
 const shown = rows.filter((r) => !r.hidden);
 const out = {shown: shown.length, verdicts: Array.from(new Set(shown.map(verdict)))};
 select.value = '\\u0000all';
@@ -72,7 +72,7 @@ SORT = """
 const table = document.querySelector('table.ldp-explorer');
 const th = Array.from(table.tHead.rows[0].cells).find((c) => c.textContent.trim().startsWith('Verdict'));
 th.click();
-return Array.from(table.tBodies[0].rows).map((r) => r.cells[3].textContent.trim());
+return Array.from(table.tBodies[0].rows).map((r) => r.cells[2].textContent.trim());
 """
 
 
@@ -92,7 +92,7 @@ def _open(browser, server: str, width: int) -> dict:  # noqa: F811  (the fixture
 def test_the_report_opens_with_the_explorer(built_book, server, browser):  # noqa: F811
     paper = _paper_sentences()
     page = _open(browser, server, 1280)
-    print(f"\n{PAGE} at 1280 px: {page['height']} px tall, {page['rows']} explorer rows")
+    print(f"\n{PAGE} at 1280 px: {page['height']} px tall, explorer {page['explorerHeight']} px, {page['rows']} rows")
     assert page["firstH2"].startswith("Claim explorer") and page["explorerBeforeEvidence"]
     assert page["rows"] == page["shown"] == len(paper) and page["badges"] == len(paper)
     assert page["selects"] == 3  # verdict, section, cause
@@ -113,6 +113,6 @@ def test_the_report_on_a_phone(built_book, server, browser):  # noqa: F811
         page = _open(browser, server, 420)
     finally:
         browser.set_window_size(1280, 1000)
-    print(f"\n{PAGE} at 420 px: {page['height']} px tall")
+    print(f"\n{PAGE} at 420 px: {page['height']} px tall, explorer {page['explorerHeight']} px")
     assert page["docWidth"] <= page["window"], f"wider than the window: {page['wide']}"
     assert page["cellDisplay"] == "block"  # the explorer is one column: each row a card

@@ -7,6 +7,7 @@
 
   function text(cell) { return (cell ? cell.textContent : "").replace(/\s+/g, " ").trim(); }
   function section(cell) { var m = /§(\w+)/.exec(text(cell)); return m ? "§" + m[1] : ""; }
+  function cls(cell) { var s = cell ? cell.querySelector("strong") : null; return s ? text(s) : ""; }  // cause class
   function key(value, verdicts) {  // verdicts best first; numbers compared as numbers ("§6.2.10" after "§6.2.9")
     if (verdicts && value in RANK) { return String(RANK[value]); }
     return value.toLowerCase().replace(/\d+/g, function (n) { return ("000000" + n).slice(-6); });
@@ -25,7 +26,7 @@
     var count = document.createElement("span");
     count.className = "ldp-explorer-count";
     var filters = [];
-    [["Verdict", text], ["Where", section], ["Cause", text]].forEach(function (f) {
+    [["Verdict", text], ["Claim", section], ["Cause", cls]].forEach(function (f) {
       var col = names.indexOf(f[0]);
       if (col < 0) { return; }
       var values = [];
@@ -36,7 +37,7 @@
       values.sort(function (a, b) { var x = key(a, true), y = key(b, true); return x < y ? -1 : x > y ? 1 : 0; });
       var label = document.createElement("label");
       var select = document.createElement("select");
-      label.appendChild(document.createTextNode((f[0] === "Where" ? "Section" : f[0]) + " "));
+      label.appendChild(document.createTextNode((f[0] === "Claim" ? "Section" : f[0]) + " "));
       select.appendChild(new Option("all", "\u0000all"));
       values.forEach(function (v) { select.appendChild(new Option(v || "none", v)); });
       select.addEventListener("change", apply);
@@ -83,6 +84,20 @@
     apply();
   }
 
-  function init() { document.querySelectorAll("table.ldp-explorer").forEach(setup); }
+  // the evidence of each claim is folded (a <details>): opening the page at a claim's anchor, or following
+  // a link to it (the explorer's ids, the scorecard, the boxes under the figures), unfolds it
+  function reveal() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var el = id ? document.getElementById(id) : null;
+    if (!el) { return; }
+    var details = el.tagName === "DETAILS" ? el : el.querySelector("details") || el.closest("details");
+    if (details && !details.open) { details.open = true; el.scrollIntoView(); }
+  }
+
+  function init() {
+    document.querySelectorAll("table.ldp-explorer").forEach(setup);
+    reveal();
+    window.addEventListener("hashchange", reveal);
+  }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); } else { init(); }
 }());
