@@ -232,17 +232,24 @@ def rules_section() -> str:
              "none is typed by hand. The verdicts are exactly: " + ", ".join(f"**{v}**" for v in V.VERDICTS)
              + ". A claim is *not testable here* when its inputs are missing, when the run's parameters leave out "
                "its setting, or when it rests on a stand-in that cannot decide it. "
-             + _cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", "",
-             "| Rule | When it says reproduced | When partly |", "| --- | --- | --- |"]
-    lines += [f"| {k} | {_cell(t)} | {_cell(V.PARTLY_RULE[k])} |" for k, t in text.items()]
-    lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "", "| Constant | Value | Meaning |",
-              "| --- | --- | --- |"]
-    for _, t in V.tolerance_table().iterrows():
-        value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
-        lines.append(f"| `{t['constant']}` | {value} | {_cell(t['meaning'])} |")
-    lines += ["", "Every verdict other than reproduced names its cause, of one of these classes:", "",
-              "| Cause | Meaning |", "| --- | --- |", *[f"| {lab} | {_cell(m)} |" for lab, m in V.CAUSES.values()]]
-    return "\n".join(lines) + "\n"
+             + _cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", ""]
+    lines += _list_table(("Rule", "When it says reproduced", "When partly"), "22 39 39",
+                         [(k, _cell(t), _cell(V.PARTLY_RULE[k])) for k, t in text.items()])
+    lines += ["Tolerances (written once, in `ldp.reporting.verdicts`):", ""]
+    lines += _list_table(("Constant", "Value", "Meaning"), "32 14 54",
+                         [(f"`{t['constant']}`", t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}",
+                           _cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
+    lines += ["Every verdict other than reproduced names its cause, of one of these classes:", ""]
+    lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, _cell(m)) for lab, m in V.CAUSES.values()])
+    return "\n".join(lines)
+
+
+def _list_table(head: tuple[str, ...], widths: str, rows) -> list[str]:
+    """A MyST list-table with fixed column widths (in LaTeX: columns that wrap, never off the page)."""
+    out = [":::{list-table}", ":header-rows: 1", f":widths: {widths}", ""]
+    for row in (head, *rows):
+        out += [("* - " if i == 0 else "  - ") + str(cell) for i, cell in enumerate(row)]
+    return out + [":::", ""]
 
 
 def render_report(table: pd.DataFrame, mode: str | None) -> str:

@@ -276,14 +276,14 @@ def test_report_page(table):
     page = PG.render_report(table, "full")
     rows = RP.sentences(table)
     assert BANNER not in page and page.index("## Claim explorer") < page.index("## Section 2")
-    assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page and "| Cause | Meaning |" in page
+    assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page and "* - Cause\n  - Meaning" in page
     html, tex = page.split("```{only} html")[1], page.split("```{only} latex")[1]
     assert ":class: ldp-explorer" in html.split("```")[0] and ":class: longtable" in tex.split("```")[0]
     for _, r in rows.iterrows():  # one explorer row and one evidence block per sentence, each part inside it
         assert page.count(f"* - {{ref}}`{r['id']} <claim-{r['id']}>`") == 2, r["id"]  # HTML and LaTeX
         assert f"(claim-{r['id']})=" in page
     for claim in CLAIMS:
-        assert (f"`{claim.id}`" in page) or (f"**{claim.id}**" in page), claim.id
+        assert (f"`{claim.id}`" in page) or (f"{{dropdown}} {claim.id} · " in page), claim.id
     assert "{bdg-success}`reproduced`" in page and "{bdg-danger}`not reproduced`" in page
     assert "{numref}`Figure %s <fig-eval-vary-eps>`" in page  # measured in its figure, numbered as the paper
     assert "{doc}`/_generated/notebooks/01_frequency_oracles`" in page  # a claim without a figure: its chapter
@@ -387,3 +387,9 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     assert set(t["chapter"]) == {"06_evaluation"}
     assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4
     assert RP.NOT_COVERED in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_chapter_without_claims_renders():
+    """A rerun of a chapter that measures no claim (04) still writes its claims page."""
+    empty = pd.DataFrame(columns=RP.COLUMNS)
+    assert RP.sentences(empty).empty and "## Claim explorer" in PG.render_report(empty, "rerun")

@@ -250,6 +250,8 @@ def sentences(table: pd.DataFrame) -> pd.DataFrame:
                     "cause": "; ".join(bad.drop_duplicates("cause_class")["cause"]),  # one line per class
                     "excess": float(bad["excess"].max()) if len(bad) else float("nan"),
                     "flips": json.dumps(flips, ensure_ascii=False)})
+    if not out:  # a chapter that measures no claim (a rerun of it)
+        return pd.DataFrame(columns=[*table.columns, "kind", "parts", "flips"])
     order = {i: n for n, i in enumerate(table["id"])}  # the sentence sits where its own claim does
     return pd.DataFrame(out).sort_values("id", key=lambda ids: ids.map(order), kind="mergesort").reset_index(drop=True)
 
