@@ -36,7 +36,8 @@ const headings = Array.from(article.querySelectorAll('h1, h2, h3')).map((h) => h
 const firstHeading = article.querySelector('h2');
 const idCells = rows.map((r) => r.cells[0]);
 return {
-  height: document.documentElement.scrollHeight, explorerHeight: table ? Math.round(table.getBoundingClientRect().height) : 0,
+  height: document.documentElement.scrollHeight,
+  explorerHeight: table ? Math.round(table.getBoundingClientRect().height) : 0,
   docWidth: document.documentElement.scrollWidth, window: window.innerWidth,
   rows: rows.length, shown: rows.filter((r) => !r.hidden).length,
   badges: rows.filter((r) => r.querySelector('.sd-badge')).length,
