@@ -11,13 +11,15 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L10   ``__main__``, ``book``, ``rerun``: the command line, what a chapter
-      glues (its numbers and the registry's verdicts), reruns of a chapter
+L10   ``__main__``, ``book``, ``report_pages``, ``rerun``: the command line,
+      what a chapter glues (its numbers and the registry's verdicts), the
+      reproduction report's pages (claim explorer, evidence, scorecard),
+      reruns of a chapter
 L9    ``figures``: one module per figure (its tidy frame, its seaborn
       drawing, its claims) and the claims registry
 L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
-      ``reporting`` (claims, decision rules, shared measures, evaluation and
-      the report), which never import ``figures``
+      ``reporting`` (claims, decision rules, shared measures, evaluation:
+      one row per claim and per sentence), which never import ``figures``
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``attacks``: fake users' reports (input manipulation, random
       perturbed values, maximal gain), how many it takes to plant a value,

@@ -14,6 +14,7 @@ import pytest
 import ldp
 from ldp import experiments as ex
 from ldp.datasets import Dataset, zipf
+from ldp.experiments import registry as ex_registry
 from ldp.experiments import run as ex_run
 from ldp.experiments import worker as ex_worker
 
@@ -116,7 +117,7 @@ def test_frame_layout_and_canonical_order(cache_dir):
     df = ex.run_grid(g, n_jobs=1, cache=False)
     assert len(df) == g.n_runs == 3 * 2 * 2 * 2 * 3
     for c in ["protocol", "dataset", "engine", "epsilon", "k", "noise", "final_fraction", "n", "m", "rep",
-              "f1", "ncr", "var", "n_found", "n_true", "wall_time", "seed_key", "data_seed_key", "run_spec",
+              "f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time", "seed_key", "data_seed_key", "run_spec",
               "dataset_n"]:
         assert c in df.columns, c
     # canonical order: dataset, protocol, epsilon, k, repetition
@@ -250,6 +251,17 @@ def test_real_protocols_reproduce_and_threshold_truth(cache_dir):
     assert (top["n_true"] == 8).all()
     assert (thr["n_true"] == len(ds.above(0.04))).all() and len(ds.above(0.04)) < 8
     assert thr["threshold"].dtype == float  # None and numbers make a numeric column with NaN
+    # f1_topk: the k best estimates released; in top-k mode that is the release itself
+    np.testing.assert_array_equal(top["f1_topk"], top["f1"])
+    for _, r in thr.iterrows():  # a top-k release of a threshold run: the k best estimates it released
+        spec = json.loads(r["run_spec"])
+        proto = ex_registry.resolve_protocol(spec["protocol"])[1](m=ds.m, **spec["kwargs"])
+        res = proto.run(ds, rng=np.random.default_rng(np.random.SeedSequence(spec["seed"][0],
+                                                                             spawn_key=tuple(spec["seed"][1]))),
+                        engine=spec["engine"])
+        best = np.asarray(res.heavy_hitters)[np.argsort(-np.asarray(res.estimates), kind="stable")][:8]
+        assert r["f1_topk"] == ldp.metrics.f1(ds.above(0.04), best)
+    assert (thr["n_found"] > 8).any() or (thr["f1_topk"] == thr["f1"]).all()
     ex_worker.load.cache_clear()
     for i in range(0, len(df), 3):
         row, again = df.iloc[i], ex.rerun_row(df.iloc[i])

@@ -140,6 +140,44 @@ def test_interpretation_links_point_at_headings(claim):
         assert anchor in anchors, f"{anchor} is not a heading of book/interpretation.md"
 
 
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.alternatives], ids=lambda c: c.id)
+def test_every_alternative_reading_is_documented(claim):
+    anchors = heading_anchors(ROOT / "book" / "interpretation.md")
+    for alt in claim.alternatives:
+        assert alt.anchor in anchors and len(alt.reading) > 20, (claim.id, alt.anchor)
+
+
+def test_a_sentence_is_counted_once():
+    """The parts of one sentence name its first claim; two rows never quote the same words; readings apart."""
+    rows: dict[str, list] = {}
+    for c in CLAIMS:
+        rows.setdefault(c.part_of or c.id, []).append(c)
+        if c.part_of:
+            lead = REGISTRY.get(c.part_of)
+            assert not lead.part_of and (lead.ours, lead.reading) == (c.ours, c.reading), c.id
+    quotes = {sid: [C.display_quote(c.quote) for c in parts] for sid, parts in rows.items()
+              if not parts[0].ours}  # our claims quote our own bar, not the paper
+    for a, qa in quotes.items():
+        for b, qb in quotes.items():
+            if a < b:
+                assert not any(x in y or y in x for x in qa for y in qb), (a, b)
+    decrease = {c.id for c in rows["fig6-decrease-with-k"]}
+    assert {"fig6-spm-small-k", "fig6-mcm-small-k", "fig6-url-pem-k"} < decrease
+    assert not any(REGISTRY.get(i).decides for i in decrease - {"fig6-decrease-with-k"})  # details of 'most cases'
+    assert "k^{1.5}" not in REGISTRY.get("fig6-mcm-small-k").quote  # the sentence its rule tests
+    assert REGISTRY.get("fig7b-theta-0005").part_of == "fig7bc-pem-better" and REGISTRY.get("fig7bc-pem-better").reading
+    assert REGISTRY.get("s423-prefix-mass").reading  # an assumption of the analysis, not a result
+    with pytest.raises(ValueError, match="part_of"):  # a part of a part
+        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[2].id),
+                           dataclasses.replace(CLAIMS[2], part_of=CLAIMS[3].id)))
+    with pytest.raises(ValueError, match="part_of"):
+        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[1].id),))
+    assert C.Registry(claims=(REGISTRY.get("fig7b-theta-0005"),))  # a rerun's registry may hold a part alone
+    assert all(REGISTRY.get(c.part_of) for c in CLAIMS if c.part_of)  # the book's names every first claim
+    with pytest.raises(ValueError, match="cause kind"):
+        dataclasses.replace(CLAIMS[0], cause=C.Cause("a typo", str))
+
+
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.setting], ids=lambda c: c.id)
 def test_setting_names_are_parameters_of_the_chapter(claim):
     params = notebook_parameters(NOTEBOOKS / f"{claim.chapter}.ipynb")

@@ -3,7 +3,7 @@
 Scans the Markdown tables of every page in book/ and of every markdown cell of the chapter notebooks: a cell
 that contains one of the verdict words (reproduced, partly reproduced, not reproduced, not testable here)
 outside a glued value or inline code was typed by hand.  Generated pages (the report that
-ldp.reporting.render_report writes into _generated/) are not in book/ and are not scanned.
+ldp.report_pages.render_report writes into _generated/) are not in book/ and are not scanned.
 """
 import json
 import re

@@ -3,7 +3,7 @@
 Unit tests on small fake result stores (written here) and on the paper-scale fixture
 (tests/data/reporting/, a full build's figure CSVs): what ``make book`` writes into
 ``_generated/report/`` after the notebooks ran (ldp.rerun.build.stage ->
-ldp.reporting.pages.write_book_report), in quick and in full mode, and what a rerun writes into
+ldp.report_pages.write_book_report), in quick and in full mode, and what a rerun writes into
 its folder.
 """
 import json
@@ -14,9 +14,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ldp import report_pages as PG
 from ldp.figures import CLAIMS, REGISTRY
 from ldp.reporting import claims as C
-from ldp.reporting import pages as PG
 from ldp.reporting import report as RP
 from ldp.reporting import verdicts as V
 from ldp.reporting.results import ResultStore
@@ -45,8 +45,8 @@ def fake_store(root: Path, pem_ahead: bool = True) -> Path:
 
 
 def rows_of(page: str) -> list[str]:
-    """The claim ids of the report's table rows."""
-    return re.findall(r"^\| `([a-z0-9-]+)` \(§", page, re.M)
+    """The sentence ids of the report's evidence blocks."""
+    return re.findall(r"^\(claim-([a-z0-9-]+)\)=$", page, re.M)
 
 
 # --------------------------------------------------------------------------- #
@@ -69,19 +69,23 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
     report = (folder / "report.md").read_text()
     assert report.startswith("```{warning}\n**" + BANNER) and "not** the reproduction's verdicts" in report
     assert BANNER in (folder / "scorecard.md").read_text()
-    assert BANNER in (folder / "evidence" / "fig-eval-vary-eps.md").read_text()
     data = json.loads((folder / "claims.json").read_text())
-    assert data["mode"] == "quick" and len(data["rows"]) == len(CLAIMS)
-    assert sum(data["counts"].values()) == len(CLAIMS)
-    fig5 = [r for r in data["rows"] if r["figure"] == "fig-eval-vary-eps"]
-    assert fig5 and all(r["label"] == "claims-s6-fig-eval-vary-eps" for r in fig5)
+    sentences = {c.part_of or c.id for c in CLAIMS}
+    assert data["mode"] == "quick" and len(data["rows"]) == len(sentences)
+    assert sum(len(r["parts"]) for r in data["rows"]) == len(CLAIMS)
+    assert sum(data["counts"].values()) == len([r for r in data["rows"] if r["kind"] == "paper"])
+    fig5 = [r for r in data["rows"] if "fig-eval-vary-eps" in r["figures"]]
     best = next(r for r in fig5 if r["id"] == "fig5-pem-best")
-    assert best["verdict"] == V.REPRODUCED and best["quote"] == "It is clear that PEM performs best among all " \
-                                                                "three protocols."
+    assert best["label"] == "claim-fig5-pem-best" and [p["id"] for p in best["parts"]] == ["fig5-pem-best",
+                                                                                          "fig56-aol-pem-best"]
+    assert best["parts"][0]["verdict"] == V.REPRODUCED and best["parts"][0]["quote"] == \
+        "It is clear that PEM performs best among all three protocols."
     assert data["figures"]["fig-eval-vary-eps"] == "Figure 5"
-    # everything else is missing in this store: not testable, never an error
-    others = [r for r in data["rows"] if r["figure"] != "fig-eval-vary-eps" and r["id"] != "fig6-f1-ncr-correlated"]
-    assert {r["verdict"] for r in others} == {V.NOT_TESTABLE}
+    # everything else is missing in this store: not testable, never an error, each with its cause
+    others = [p for r in data["rows"] for p in r["parts"] if p["figure"] != "fig-eval-vary-eps"
+              and p["id"] not in ("fig6-f1-ncr-correlated", "fig6-better-f1-better-ncr")]
+    assert {p["verdict"] for p in others} == {V.NOT_TESTABLE}
+    assert all(p["cause_class"] in ("missing", "not-run", "stand-in") and p["cause"] for p in others)
     assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["claims.csv", "claims.json", "report.md",
                                                                        "scorecard.md"]  # no temporaries
 
@@ -94,23 +98,27 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     folder = generated / PG.REPORT_DIR
     report = (folder / "report.md").read_text()
     assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
-    assert sorted(rows_of(report)) == sorted(c.id for c in CLAIMS)  # one row per claim
+    firsts = [c for c in CLAIMS if not c.part_of]  # one block per sentence: the paper's in its order, then ours
+    kind = {c.id: "ours" if c.ours else "reading" if c.reading else "paper" for c in firsts}
+    assert rows_of(report) == [c.id for k in ("paper", "reading", "ours") for c in firsts if kind[c.id] == k]
     data = json.loads((folder / "claims.json").read_text())
-    decided = [r for r in data["rows"] if r["verdict"] != V.NOT_TESTABLE]
-    assert len(decided) >= 35
+    parts = {p["id"]: p for r in data["rows"] for p in r["parts"]}
+    assert len([p for p in parts.values() if p["verdict"] != V.NOT_TESTABLE]) >= 35
     by_id = {r["id"]: r for r in data["rows"]}
-    assert by_id["fig7b-theta-0005"]["verdict"] == V.NOT_REPRODUCED  # the reversal, a row of its own
+    assert parts["fig7b-theta-0005"]["verdict"] == V.NOT_REPRODUCED and not parts["fig7b-theta-0005"]["decides"]
+    assert by_id["fig7bc-pem-better"]["kind"] == "reading"  # 7(b)'s sentence states no result: apart
     assert by_id["fig5-lead-grows-with-eps"]["verdict"] == V.NOT_REPRODUCED
-    assert by_id["fig8c-assumption-similar"]["verdict"] != V.REPRODUCED  # the chapter's 0.02 rule for 'similar'
-    assert "tolerance 0.020" in by_id["fig8c-assumption-similar"]["explanation"]
-    assert by_id["ours-pem-beats-sfp"]["ours"] and not by_id["fig5-pem-best"]["ours"]
+    assert by_id["fig5-lead-grows-with-eps"]["cause_label"] == V.CAUSES["bound"][0]
+    assert "tolerance 0.020" in parts["fig8c-assumption-similar"]["explanation"]
+    assert parts["ours-pem-beats-sfp"]["ours"] and by_id["ours-pem-beats-sfp"]["kind"] == "ours"
     table = pd.read_csv(folder / "claims.csv")
-    assert data["counts"] == RP.verdict_counts(table)
+    assert data["counts"] == RP.verdict_counts(RP.sentences(table).query("kind == 'paper'"))
     assert "## How the verdicts are decided" in report and "`SIMILAR_F1`" in report
+    figures = {f for r in data["rows"] for f in r["figures"]}
     for fig in ("fig-eval-vary-eps", "fig-eval-vary-k", "fig-evalmore-threshold", "fig-evalmore-design",
                 "fig-eval-var", "fig-validation-identification", "fig-validation-configurations",
                 "fig-validation-optimal", "fig-existing-all-methods"):  # the 9 paper figures all have rows
-        assert (folder / "evidence" / f"{fig}.md").is_file(), fig
+        assert fig in figures, fig
 
 
 def test_the_build_stage_writes_the_report(tmp_path, monkeypatch):
@@ -135,6 +143,9 @@ def test_the_book_pages_include_the_generated_files():
     assert intro.split("\n\n")[1].startswith("```{include} ../_generated/report/scorecard.md")  # opens the page
     config = (ROOT / "_config.yml").read_text()
     assert "ldp_evidence: book/_ext" in config and re.search(r"^\s+- ldp_evidence$", config, re.M)
+    script = (ROOT / "book" / "_static" / "ldp-explorer.js").read_text()  # the explorer: our own script, offline
+    assert "table.ldp-explorer" in script and not re.search(r"https?:|import\(|fetch\(", script)
+    assert "@media (max-width" in (ROOT / "book" / "_static" / "ldp-explorer.css").read_text()
 
 
 # --------------------------------------------------------------------------- #
@@ -173,9 +184,12 @@ def evidence_ext(request):
     return ldp_evidence
 
 
-ROW = {"id": "fig5-pem-best", "section": "6.2.1", "ref": "Figure 5", "quote": r"When $\epsilon=4$, PEM wins",
-       "measured": "holds at 8 of 8 points", "verdict": V.REPRODUCED, "explanation": "needs every point",
-       "label": "claims-s6-fig-eval-vary-eps", "ours": False, "figure": "fig-eval-vary-eps"}
+PART = {"id": "fig5-pem-best", "section": "6.2.1", "ref": "Figure 5", "quote": r"When $\epsilon=4$, PEM wins",
+        "measured": "holds at 8 of 8 points", "verdict": V.REPRODUCED, "explanation": "needs every point",
+        "ours": False, "figure": "fig-eval-vary-eps", "decides": True}
+ROW = {"id": "fig5-pem-best", "kind": "paper", "verdict": V.NOT_REPRODUCED, "cause_class": "bound",
+       "cause_label": "ceiling/floor", "cause": "F1 at $1$ from ε = 2", "flips": {"another reading": V.REPRODUCED},
+       "label": "claim-fig5-pem-best", "figures": ["fig-eval-vary-eps"], "parts": [PART]}
 
 
 def test_evidence_box_nodes(evidence_ext):
@@ -187,11 +201,12 @@ def test_evidence_box_nodes(evidence_ext):
     assert box[0].astext() == "Evidence: Figure 5 of the paper"
     text = box.astext()
     assert "The paper (§6.2.1, Figure 5)" in text and "We measure: holds at 8 of 8 points" in text
-    assert f"Verdict: {V.REPRODUCED} (needs every point)" in text and BANNER not in text
-    assert [m.astext() for m in box.findall(nodes.math)] == [r"\epsilon=4"]
+    assert f"Verdict: {V.NOT_REPRODUCED}. Cause (ceiling/floor): F1 at" in text and BANNER not in text
+    assert f"Under another reading it would be {V.REPRODUCED}." in text
+    assert [m.astext() for m in box.findall(nodes.math)] == [r"\epsilon=4", "1"]
     refs = list(box.findall(addnodes.pending_xref))
-    assert len(refs) == 1 and refs[0]["reftarget"] == "claims-s6-fig-eval-vary-eps" and refs[0]["reftype"] == "ref"
-    quick = evidence_ext.evidence_box("5", [ROW | {"ours": True}], quick=True, linkable=False)
+    assert len(refs) == 1 and refs[0]["reftarget"] == "claim-fig5-pem-best" and refs[0]["reftype"] == "ref"
+    quick = evidence_ext.evidence_box("5", [ROW | {"kind": "ours"}], quick=True, linkable=False)
     assert quick.astext().count(BANNER) == 1 and "(quick build)" in quick[0].astext()
     assert "not the reproduction's verdicts" in quick.astext() and "Ours (not the paper's)" in quick.astext()
     assert not list(quick.findall(addnodes.pending_xref))  # no report page in the build: named, not linked
@@ -219,8 +234,8 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
         f"```{{figure}} /_generated/figures/fig5.svg\n:name: {name}\n\nCaption of {name}.\n```\n\nText.\n\n"
         for name in ("fig-eval-vary-eps", "fig-eval-vary-k", "fig-eval-var"))
     (book / "_generated" / "notebooks" / "06_evaluation.md").write_text(page)
-    # the row's anchor as the report has it (the whole report builds in test_rendered_pages_build_without_warnings)
-    labels = sorted({RP.group_label(r) for _, r in table.iterrows()})
+    # the rows' anchors as the report has them (the whole report builds in test_rendered_pages_build_without_warnings)
+    labels = sorted(PG.anchor(i) for i in RP.sentences(table)["id"])
     (book / "book" / "reproduction.md").write_text("# Report\n\n" + "".join(f"({x})=\n## {x}\n\n" for x in labels))
     proc = minibook.build(book)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -232,9 +247,9 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
     assert box.find(class_="admonition-title").get_text(strip=True).startswith("Evidence: Figure 5 of the paper")
     text = box.get_text(" ", strip=True)
     assert (BANNER in text) == (mode == "quick")
-    verdict = table.set_index("id").loc["fig5-pem-best", "verdict"]
+    verdict = RP.sentences(table).set_index("id").loc["fig5-pem-best", "verdict"]
     assert f"Verdict: {verdict}" in text
-    link = box.find("a", href=re.compile(r"reproduction\.html#claims-s6-fig-eval-vary-eps$"))
+    link = box.find("a", href=re.compile(r"reproduction\.html#claim-fig5-pem-best$"))
     assert link is not None, box
 
 
@@ -255,7 +270,7 @@ def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
         if mode == "quick":
             assert row["covered"] and row["verdict"] == V.REPRODUCED
             assert row["coverage"].startswith("quick build, smaller population: n_users = 100000")
-            assert row["coverage"] in RP.render_report(t.reset_index(), "quick")  # shown in the row's flags
+            assert row["coverage"] in PG.render_report(t.reset_index(), "quick")  # shown in the claim's flags
         else:  # a rerun at another population is another setting
             assert not row["covered"] and "n_users = 100000" in row["coverage"]
 
@@ -288,12 +303,13 @@ def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
 
 def test_no_caret_powers_left_in_the_pages(tmp_path):
     """x^y in plain text shows as TeX in the book (tests/test_book_browser.py): the pages write powers as math."""
-    assert RP.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
-    assert RP.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
+    assert PG.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
+    assert PG.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
     table = RP.evaluate(ResultStore(FIXTURE, mode="full"), REGISTRY)
     data = PG.claims_json(table, "full")
-    for text in (RP.render_report(table, "full"), RP.render_scorecard(table, "full", REGISTRY),
-                 json.dumps([{k: r[k] for k in ("paper", "measured", "explanation", "ref")} for r in data["rows"]],
+    for text in (PG.render_report(table, "full"), PG.render_scorecard(table, "full", REGISTRY),
+                 json.dumps([{k: p[k] for k in ("paper", "measured", "explanation", "ref", "cause")}
+                             for r in data["rows"] for p in r["parts"]] + [r["cause"] for r in data["rows"]],
                             ensure_ascii=False)):
         plain = re.sub(r"\$[^$]*\$|`[^`]*`", "", text)
         assert not re.findall(r".{20}\S\^\S.{20}", plain)

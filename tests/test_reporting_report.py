@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ldp import report_pages as PG
 from ldp.figures import CLAIMS, REGISTRY
 from ldp.reporting import claims as C
 from ldp.reporting import report as RP
@@ -200,63 +201,127 @@ def test_evaluate_rejects_a_path():
 
 
 # --------------------------------------------------------------------------- #
-# renderings
+# one row per sentence, causes, other readings
+# --------------------------------------------------------------------------- #
+def test_sentences_combine_their_parts(table):
+    rows = RP.sentences(table).set_index("id")
+    assert len(rows) == len({c.part_of or c.id for c in CLAIMS}) < len(CLAIMS)
+    assert list(rows.index) == [c.id for c in CLAIMS if not c.part_of]  # in the registry's order
+    opt = rows.loc["s4-opt-rounds"]  # one sentence, four parts, one of them not reproduced
+    assert opt["parts"] == ["s4-opt-rounds", "s4-opt-gamma", "s4-opt-equal-eta", "s4-opt-max-eta"]
+    assert opt["verdict"] == V.PARTLY and opt["cause_class"] == "genuine" and "(13, 13, 13, 13, 8)" in opt["cause"]
+    k = rows.loc["fig6-decrease-with-k"]  # the details (anomalies at small k) do not decide the sentence
+    assert set(k["parts"]) >= {"fig6-spm-small-k", "fig6-mcm-small-k", "fig6-url-pem-k"}
+    assert k["verdict"] == verdicts(table)["fig6-decrease-with-k"]
+    assert rows.loc["fig7bc-pem-better", "kind"] == "reading" and "fig7b-theta-0005" in rows.loc["fig7bc-pem-better",
+                                                                                                  "parts"]
+    assert rows.loc["s423-prefix-mass", "kind"] == "reading" and rows.loc["ours-pem-beats-sfp", "kind"] == "ours"
+    top = RP.largest_differences(rows)
+    assert (top["kind"] == "paper").all() and set(top["verdict"]) <= {V.NOT_REPRODUCED, V.PARTLY}
+    assert "fig7b-theta-0005" not in set(top.index) and "fig7bc-pem-better" not in set(top.index)
+
+
+def test_combine_states_the_rule():
+    assert V.combine([]) == V.NOT_TESTABLE and V.combine([V.NOT_TESTABLE]) == V.NOT_TESTABLE
+    assert V.combine([V.REPRODUCED, V.NOT_TESTABLE]) == V.REPRODUCED
+    assert V.combine([V.NOT_REPRODUCED, V.NOT_REPRODUCED]) == V.NOT_REPRODUCED
+    assert V.combine([V.PARTLY]) == V.PARTLY and V.combine([V.REPRODUCED, V.NOT_REPRODUCED]) == V.PARTLY
+
+
+def test_every_verdict_but_reproduced_has_a_cause(table):
+    rows = RP.sentences(table)
+    off = rows[rows["verdict"] != V.REPRODUCED]
+    assert len(off) and off["cause_class"].isin(V.CAUSES).all() and (off["cause"].str.len() > 20).all()
+    assert not (rows.loc[rows["verdict"] == V.REPRODUCED, "cause"] != "").any()
+    assert not off["cause_class"].eq("small-sample").any()  # a full build's causes are measured
+    by = rows.set_index("id")
+    assert by.loc["fig5-lead-grows-with-eps", "cause_class"] == "bound"  # F1 at its ceiling
+    assert by.loc["fig7a-lead-at-eps2", "cause_class"] == "bound"
+    assert by.loc["fig6-syn-full-utility", "cause_class"] == "near-tie"
+    assert by.loc["fig5-url-eps4-pem", "cause_class"] == "stand-in"
+    assert by.loc["fig7-other-datasets", "cause_class"] == "not-run"
+    parts = table.set_index("id")
+    assert parts.loc["fig8a-mcm-split-below-02", "cause_class"] == "stand-in"
+
+
+def test_readings_are_decided_under_each_alternative(table):
+    by = table.set_index("id")
+    for claim in CLAIMS:
+        for s in json.loads(by.loc[claim.id, "sensitivity"]):
+            assert s["verdict"] in V.VERDICTS and s["reading"] and s["anchor"]
+        assert len(json.loads(by.loc[claim.id, "sensitivity"])) == (len(claim.alternatives) if by.loc[
+            claim.id, "covered"] and by.loc[claim.id, "measured"] else 0)
+    rows = RP.sentences(table).set_index("id")
+    flips = json.loads(rows.loc["fig6-decrease-with-k", "flips"])
+    assert flips == {REGISTRY.get("fig6-decrease-with-k").alternatives[0].reading: V.REPRODUCED}
+    assert json.loads(rows.loc["fig9-complies-var-olh", "flips"])  # the exact variance of the scaled estimate
+
+
+def test_a_claim_without_cause_states_its_measurement(tmp_path):
+    """No declared cause: a strict ordering that fails on ties only is a near-tie, else the measurement itself."""
+    claim = REGISTRY.get("s7-treehist-poor")
+    row = RP.evaluate_claim(claim, ResultStore(FIXTURE, mode="full"))
+    assert row["verdict"] == V.PARTLY and row["cause_class"] == "near-tie" and "none is reversed" in row["cause"]
+    quick = RP.evaluate_claim(claim, ResultStore(FIXTURE, mode="quick"))
+    assert quick["cause_class"] == "small-sample"
+
+
+# --------------------------------------------------------------------------- #
+# renderings (ldp.report_pages)
 # --------------------------------------------------------------------------- #
 BANNER = "Quick build."
 
 
 def test_report_page(table):
-    page = RP.render_report(table, "full")
-    assert BANNER not in page
-    assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page
-    for claim_id in (c.id for c in CLAIMS):
-        assert f"`{claim_id}`" in page
-    for label in {RP.group_label(r) for _, r in table.iterrows()}:
-        assert f"({label})=" in page
-    assert "{numref}`Figure %s <fig-eval-vary-eps>`" in page  # the row links to its figure, numbered as the paper
+    page = PG.render_report(table, "full")
+    rows = RP.sentences(table)
+    assert BANNER not in page and page.index("## Claim explorer") < page.index("## Section 2")
+    assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page and "* - Cause\n  - Meaning" in page
+    html, tex = page.split("```{only} html")[1], page.split("```{only} latex")[1]
+    assert ":class: ldp-explorer" in html.split("```")[0] and ":class: longtable" in tex.split("```")[0]
+    for _, r in rows.iterrows():  # one explorer row and one evidence block per sentence, each part inside it
+        assert page.count(f"* - {{ref}}`{r['id']} <claim-{r['id']}>`") == 2, r["id"]  # HTML and LaTeX
+        assert f"(claim-{r['id']})=" in page
+    for claim in CLAIMS:
+        assert (f"`{claim.id}`" in page) or (f"{{dropdown}} {claim.id} · " in page), claim.id
+    assert "{bdg-success}`reproduced`" in page and "{bdg-danger}`not reproduced`" in page
+    assert "{numref}`Figure %s <fig-eval-vary-eps>`" in page  # measured in its figure, numbered as the paper
     assert "{doc}`/_generated/notebooks/01_frequency_oracles`" in page  # a claim without a figure: its chapter
-    assert "## Section 7 and after" in page and "**ours**, not the paper's" in page
+    assert "## Our readings of sentences that state no result" in page and "## Our own claims" in page
     assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
-    for line in page.splitlines():  # every table row has the 7 cells of the header
-        if line.startswith("| `") and line.split("`")[1] in {c.id for c in CLAIMS}:
-            assert line.replace("\\|", "").count("|") == 8, line
+    assert "the verdict flips" in page and "Under another reading" in page
     with pytest.raises(ValueError, match="mode"):
-        RP.render_report(table, "paper")
+        PG.render_report(table, "paper")
 
 
 def test_every_rendering_of_a_quick_build_carries_the_banner(table):
-    assert RP.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
-    assert BANNER in RP.render_scorecard(table, "quick", REGISTRY)
-    assert BANNER in RP.render_evidence(table, "fig-evalmore-threshold", "quick")
-    assert BANNER not in RP.render_scorecard(table, "full", REGISTRY)
-    assert RP.NOT_COVERED in RP.render_report(table, "rerun")
+    assert PG.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
+    assert BANNER in PG.render_scorecard(table, "quick", REGISTRY)
+    assert BANNER not in PG.render_scorecard(table, "full", REGISTRY)
+    assert RP.NOT_COVERED in PG.render_report(table, "rerun")
 
 
 def test_scorecard(table):
-    card = RP.render_scorecard(table, "full", REGISTRY)
-    ours = table["ours"].astype(bool)
-    for part, words in ((table[~ours], "claims of the paper"), (table[ours], "claims of ours")):
-        assert f"**{len(part)} {words}**" in card
-        counts = part["verdict"].value_counts()
-        for verdict in V.VERDICTS:
-            assert f"**{counts.get(verdict, 0)}** {verdict}" in card
-    top = RP.largest_differences(table)
-    assert len(top) == 3 and set(top["verdict"]) == {V.NOT_REPRODUCED} and not top["ours"].any()
-    assert "fig5-lead-grows-with-eps" in set(top["id"]) and "fig7b-theta-0005" in set(top["id"])
-    assert all(f"{{ref}}`{i} <" in card for i in top["id"])  # each links to its row of the report
+    card = PG.render_scorecard(table, "full", REGISTRY)
+    rows = RP.sentences(table)
+    paper = rows[rows["kind"] == "paper"]
+    counts = RP.verdict_counts(paper)
+    one = card.split("\n\n")[1]  # the box opens with one sentence
+    assert one.startswith(f"**{counts[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**")
+    for kind in set(paper.loc[paper["verdict"].isin([V.PARTLY, V.NOT_REPRODUCED]), "cause_class"]):
+        assert V.CAUSES[kind][0] in one
+    assert all(PG.caret_math(r) in one for r in paper.loc[paper["verdict"] == V.NOT_REPRODUCED, "ref"])  # named
+    for verdict in V.VERDICTS:
+        assert f"**{counts[verdict]}** {verdict}" in card
+    top = RP.largest_differences(rows)
+    assert len(top) == 3 and (top["kind"] == "paper").all()
+    for _, r in top.iterrows():  # each links to its evidence and names its cause
+        assert f"{{ref}}`{r['id']} <claim-{r['id']}>`" in card and PG.caret_math(r["cause"])[:40] in card
     assert "URL data set: a calibrated stand-in" in card and "count engine (10 runs)" in card
     assert "SPM: re-implemented from the paper's text" in card and "Figure 5 (`fig-eval-vary-eps`)" in card
     assert "{doc}`the reproduction report </book/reproduction>`" in card
-    quick = RP.render_scorecard(table, "quick", REGISTRY)
+    quick = PG.render_scorecard(table, "quick", REGISTRY)
     assert "(10 runs)" not in quick and "quick build" in quick.lower()  # no paper-scale run counts in a quick card
-
-
-def test_evidence_box(table):
-    box = RP.render_evidence(table, "fig-evalmore-threshold", "full")
-    assert box.startswith("```{admonition} Evidence: Figure 7 of the paper")
-    assert "PEM performs better than SPM and MCM." in box and "Figure 7(b) and 7(c)" in box
-    assert "<claims-s6-fig-evalmore-threshold>`" in box
-    assert RP.render_evidence(table, "fig-nothing", "full") == ""
 
 
 @pytest.mark.slow
@@ -271,8 +336,11 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     shutil.copy(ROOT / "book" / "interpretation.md", book / "book" / "interpretation.md")
     (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
     (book / "book" / "deployment.md").write_text("(deployment)=\n# Deployment\n")  # and to this one
-    (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + RP.render_report(table, "quick"))
-    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full", REGISTRY))
+    (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + PG.render_report(table, "quick"))
+    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + PG.render_scorecard(table, "full", REGISTRY))
+    report = book / "_generated" / PG.REPORT_DIR
+    report.mkdir(parents=True)
+    (report / PG.CLAIMS_JSON).write_text(json.dumps(PG.claims_json(table, "full")))  # the boxes under the figures
     stubs = book / "_generated" / "notebooks"
     stubs.mkdir(parents=True)
     (book / "_generated" / "figures").mkdir()
@@ -285,8 +353,7 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
         eqs = sorted(label for eq in C.paper_numbers()["equations"] for label, doc in eq["book"].items()
                      if doc.endswith("/" + chapter))  # the chapter's paper equations, as ldp_numbers expects
         text = f"# {chapter}\n\n" + "".join(f"$$\nx = 1\n$$ ({e})\n\n" for e in eqs) + "".join(
-            f"```{{figure}} /_generated/figures/f.svg\n:name: {f}\n\nCaption.\n```\n\n"
-            f"{RP.render_evidence(table, f, 'full')}\n" for f in figs)
+            f"```{{figure}} /_generated/figures/f.svg\n:name: {f}\n\nCaption.\n```\n\n" for f in figs)
         (stubs / f"{chapter}.md").write_text(text)
     proc = minibook.build(book)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -310,7 +377,7 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims["id"]) == [c.id for c in CLAIMS]
     assert (out / "report.md").read_text().startswith("```{warning}\n**" + BANNER)
-    assert BANNER in (out / "evidence" / "fig-eval-vary-eps.md").read_text()
+    assert BANNER in (out / "scorecard.md").read_text()
     # a rerun: only its chapter, into --out
     run = tmp_path / "my-runs" / "06_evaluation-0123456789"
     shutil.copytree(FIXTURE / "figures", run / "figures")
@@ -320,3 +387,9 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     assert set(t["chapter"]) == {"06_evaluation"}
     assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4
     assert RP.NOT_COVERED in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_chapter_without_claims_renders():
+    """A rerun of a chapter that measures no claim (04) still writes its claims page."""
+    empty = pd.DataFrame(columns=RP.COLUMNS)
+    assert RP.sentences(empty).empty and "## Claim explorer" in PG.render_report(empty, "rerun")

@@ -1,21 +1,25 @@
-"""Evidence boxes: under each of the paper's figures, what the paper says, what we measure, the verdict.
+"""Evidence boxes: under each of the paper's figures, what the paper says, what we measure, the verdict and its cause.
 
 A Sphinx extension (listed in ``_config.yml``). The build's claims are evaluated before Sphinx
 runs (``make book`` / ``make pdf``: :func:`ldp.rerun.build.stage` calls
-:func:`ldp.reporting.pages.write_book_report`), which writes ``_generated/report/claims.json``:
-one row per claim with its quote, what was measured, the verdict and its explanation, the figure
-that measures it and the anchor of its row on the report page. This extension reads that file and,
+:func:`ldp.report_pages.write_book_report`), which writes ``_generated/report/claims.json``:
+one row per sentence of the paper (its verdict, the class and line of its cause, the readings
+under which the verdict would flip, the anchor of its evidence on the report page) with its
+parts, each claim's quote, measurement, verdict and cause. This extension reads that file and,
 in every document as it is read (``doctree-read``), puts an admonition right after each figure
-whose label is one of the paper's figures in ``paper_numbers.yml``:
+whose label is one of the paper's figures in ``paper_numbers.yml``, one item per sentence that
+reads the figure:
 
 - **The paper** (section, figure): the quote, as the paper prints it;
 - **We measure**: the measured numbers;
-- **Verdict**: the computed verdict, its one-line reason, and a link to the row of the report.
+- **Verdict**: the computed verdict, its cause (class and line) when it is not reproduced, the
+  readings that would flip it, and a link to the sentence's evidence on the report page.
 
 In a quick build (``"mode": "quick"`` in the file) each box opens with a banner: its verdicts
 come from small samples and are not the reproduction's. Nothing is typed: the box is built from
 the file, as docutils nodes (math in the quotes as math nodes), so it works in HTML and LaTeX
-alike. Without the file (a partial build, as in the tests) no box is added.
+alike. Without the file (a partial build, as in the tests) no box is added. The extension also
+adds the report's claim explorer script and style (``book/_static/ldp-explorer.js``, ``.css``).
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ def _para(*parts: Any) -> nodes.paragraph:
 
 
 def _row_link(row: dict, docname: str, linkable: bool) -> nodes.Node:
-    text = f"row {row['id']} of the report"
+    text = f"{row['id']} on the report page"
     if not linkable:
         return nodes.Text(text)
     ref = addnodes.pending_xref("", nodes.inline(text, text, classes=["xref", "std", "std-ref"]),
@@ -93,14 +97,14 @@ def _row_link(row: dict, docname: str, linkable: bool) -> nodes.Node:
 
 def evidence_box(number: str, rows: list[dict], *, quick: bool, docname: str = "",
                  linkable: bool = True) -> nodes.admonition:
-    """The box for one paper figure: a generic admonition with one item per claim it measures.
+    """The box for one paper figure: a generic admonition with one item per sentence that reads it.
 
     Parameters
     ----------
     number : str
         The paper's figure number, e.g. ``"5"``.
     rows : list of dict
-        The rows of ``claims.json`` whose ``figure`` is this figure.
+        The sentence rows of ``claims.json`` that read this figure (``figures``), each with its ``parts``.
     quick : bool
         A quick build: the box opens with :data:`QUICK_TEXT`.
     docname : str
@@ -117,15 +121,21 @@ def evidence_box(number: str, rows: list[dict], *, quick: bool, docname: str = "
         box[-1]["classes"].append("ldp-evidence-quick")
     items = nodes.bullet_list()
     for row in rows:
-        who = "Ours (not the paper's)" if row.get("ours") else "The paper"
+        who = {"ours": "Ours (not the paper's)", "reading": "Our reading (the sentence states no result)"}.get(
+            row.get("kind", ""), "The paper")
         item = nodes.list_item()
-        item += _para(nodes.strong(who, who), f" (§{row['section']}, ", inline(str(row.get("ref", ""))), "): “",
-                      inline(row.get("quote", "")), "”")
-        measured = row.get("measured") or "nothing measured"
-        item += _para(nodes.strong("We measure: ", "We measure: "), inline(measured))
+        for part in row.get("parts", []):
+            item += _para(nodes.strong(who, who), f" (§{part['section']}, ", inline(str(part.get("ref", ""))),
+                          "): “", inline(part.get("quote", "")), "”")
+            measured = part.get("measured") or "nothing measured"
+            item += _para(nodes.strong("We measure: ", "We measure: "), inline(measured), f" ({part['verdict']})")
+            who = "And" if part.get("decides", True) else "A detail"
         verdict = str(row.get("verdict", ""))
-        item += _para(nodes.strong("Verdict: ", "Verdict: "), nodes.emphasis(verdict, verdict), " (",
-                      inline(row.get("explanation") or ""), "); see the ", _row_link(row, docname, linkable), ".")
+        cause = ([" Cause (", row.get("cause_label", ""), "): ", inline(row.get("cause") or ""), "."]
+                 if row.get("cause_class") else [])
+        flips = [f" Under {k} it would be {v}." for k, v in (row.get("flips") or {}).items()]
+        item += _para(nodes.strong("Verdict: ", "Verdict: "), nodes.emphasis(verdict, verdict), ".", *cause, *flips,
+                      " See ", _row_link(row, docname, linkable), ".")
         items += item
     box += items
     return box
@@ -141,8 +151,9 @@ def add_boxes(app: Sphinx, doctree: nodes.document) -> None:
     figures = {label: str(n) for label, n in book_numbers(load(), "figures").items()}
     by_figure: dict[str, list[dict]] = {}
     for row in data.get("rows", []):
-        if row.get("figure") in figures:
-            by_figure.setdefault(row["figure"], []).append(row)
+        for fig in row.get("figures", []):
+            if fig in figures:
+                by_figure.setdefault(fig, []).append(row)
     linkable = app.config.ldp_evidence_report in app.env.found_docs
     quick = data.get("mode") == "quick"
     for fig in list(doctree.findall(nodes.figure)):
@@ -159,4 +170,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ldp_evidence_data", DEFAULT_DATA, "env")
     app.add_config_value("ldp_evidence_report", DEFAULT_REPORT, "env")
     app.connect("doctree-read", add_boxes)
+    app.add_js_file("ldp-explorer.js", loading_method="defer")  # the report's claim explorer (book/_static)
+    app.add_css_file("ldp-explorer.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

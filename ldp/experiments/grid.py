@@ -46,7 +46,7 @@ def _signature(obj) -> tuple[dict[str, inspect.Parameter], bool]:
 
 
 # columns the runner itself writes; parameters may not use these names
-_RESERVED = {"protocol", "dataset", "engine", "n", "m", "rep", "f1", "ncr", "var", "n_found", "n_true",
+_RESERVED = {"protocol", "dataset", "engine", "n", "m", "rep", "f1", "ncr", "var", "n_found", "n_true", "f1_topk",
              "wall_time", "found_ranks", "protocol_name", "dataset_name", "root_seed", "seed_key",
              "data_seed_key", "run_spec", "rng", "values"}
 

@@ -138,7 +138,8 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
         ``engine``, one column per protocol parameter (fixed and grid; lists as
         JSON strings), ``n``, ``m``, ``rep``, ``f1``, ``ncr``, ``var`` (mean
         squared count error over the identified true heavy hitters, NaN if
-        none), ``n_found``, ``n_true``, ``wall_time`` (seconds, construction
+        none), ``n_found``, ``n_true``, ``f1_topk`` (F1 of the ``k`` best estimates released: in
+        threshold mode a top-``k`` release of the same run; else equal to ``f1``), ``wall_time`` (seconds, construction
         plus run), [``found_ranks``], ``protocol_name``, ``dataset_name``,
         ``dataset_<kwarg>``, ``root_seed``, ``seed_key``, ``data_seed_key``
         (SeedSequence spawn keys), ``run_spec`` (JSON: see :func:`rerun_row`).
@@ -249,7 +250,7 @@ def _tidy(df: pd.DataFrame, grid: Grid) -> pd.DataFrame:
             if len(vals) and all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_)) for v in vals):
                 df[c] = pd.to_numeric(df[c].where(df[c].notna(), np.nan))
     head = ["protocol", "dataset", "engine", *params, "n", "m", "rep", "f1", "ncr", "var", "n_found",
-            "n_true", "wall_time"]
+            "n_true", "f1_topk", "wall_time"]
     head = [c for c in head if c in df.columns]
     rest = [c for c in df.columns if c not in head]
     return df[head + rest]
@@ -338,7 +339,7 @@ def _make_row(grid: Grid, point: Point, rep: int, result: dict) -> dict:
     row: dict[str, Any] = {"protocol": point.protocol.label, "dataset": point.dataset.label, "engine": point.engine}
     row.update({k: _column_value(v) for k, v in point.kwargs.items()})
     row.update({"n": result["n"], "m": result["m"], "rep": rep})
-    row.update({k: result[k] for k in ("f1", "ncr", "var", "n_found", "n_true", "wall_time")})
+    row.update({k: result[k] for k in ("f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time")})
     if grid.rank_depth:
         row["found_ranks"] = result["found_ranks"]
     row["protocol_name"] = point.protocol_name

@@ -13,7 +13,7 @@ __all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_
            "predicted_variance", "engine_comparison", "dataset_sizes",
            "final_round_release"]
 
-_NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "wall_time", "found_ranks", "root_seed",
+_NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time", "found_ranks", "root_seed",
                "seed_key", "data_seed_key", "run_spec"}
 
 

@@ -17,7 +17,7 @@ import seaborn.objects as so
 from ..plotting import interval, method_scales, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import STAND_INS, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ..reporting.claims import STAND_INS, Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings
 from ..reporting.measures import OTHERS, X_NAMES, aol_note, eval_points, g, one, pem_vs_best_other, require, series
 
 __all__ = ["NAMES", "ENGINES", "METHODS", "frame", "draw", "CLAIMS"]
@@ -99,9 +99,9 @@ def _m_more_with_eps(store):
     return Measurement(series(df, ["dataset", "protocol"], "epsilon", "mean", "se"), aol_note(df))
 
 
-def _m_lead_grows(store):
+def _m_lead_grows(store, upto: float = np.inf):
     df = eval_points(store, NAMES["epsilon"])
-    p = pem_vs_best_other(df, "epsilon", metrics=("f1",))
+    p = pem_vs_best_other(df[df["epsilon"] <= upto], "epsilon", metrics=("f1",))
     return Measurement(pd.DataFrame({"series": "PEM minus the best other, F1, " + p["dataset"], "x": p["x"],
                                      "y": p["a"] - p["b"], "se": np.hypot(p["se_a"], p["se_b"])}), aol_note(df))
 
@@ -181,6 +181,15 @@ def _m_decrease_with_k(protocols=None, datasets=None):
     return measure
 
 
+def _m_steps(store):
+    """Every step of Figure 6's F1 series from one k to the next: F1 at k against F1 at the next k."""
+    s = _m_decrease_with_k()(store).frame.sort_values(["series", "x"], kind="mergesort")
+    nxt = s.groupby("series", sort=False).shift(-1)
+    s = s.assign(b=nxt["y"], se_b=nxt["se"], to=nxt["x"]).dropna(subset=["b"])
+    return pd.DataFrame({"point": s["series"] + ": k = " + s["x"].map(g) + " to " + s["to"].map(g), "a": s["y"],
+                         "se_a": s["se"], "b": s["b"], "se_b": s["se_b"]})
+
+
 def _m_syn_full_k30(store):
     df = eval_points(store, NAMES["k"])
     df = df[(df["dataset"] == "Synthetic") & (df["protocol"] == "PEM") & (df["metric"] == "f1") & (df["k"] <= 30)]
@@ -211,14 +220,9 @@ def _prefix_ranks(store) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["anomaly", "dataset", "protocol", "k", "rank", "capacity"])
 
 
-def _anomaly_note(store, protocol: str) -> str:
-    """The measured cause the chapter saved for ``protocol``'s anomaly at k = 1, in words ("" if none)."""
-    if not store.has(CHAPTER, "anomalies"):
-        return ""
-    try:
-        long, ranks = _anomalies(store), _prefix_ranks(store)
-    except MissingInput:
-        return ""
+def _anomaly(store, protocol: str) -> str:
+    """The measured cause the chapter saved for ``protocol``'s anomalies at small k, in words."""
+    long, ranks = _anomalies(store), _prefix_ranks(store)
     if protocol == "PEM":
         t = ranks[(ranks["protocol"] == protocol) & (ranks["rank"] > ranks["capacity"])]
         parts = [f"{r.dataset}, k = {int(r.k)}, round 1: the {r.anomaly} value's prefix ranks {int(r.rank)} in the "
@@ -230,7 +234,39 @@ def _anomaly_note(store, protocol: str) -> str:
             if q.get("parts_missed_top1", 0) > 0 and "parts" in q:
                 parts.append(f"{ds}, k = {int(k)}: the top value's pattern is not the one kept in "
                              f"{int(q['parts_missed_top1'])} of {int(q['parts'])} parts")
-    return "; measured cause: " + "; ".join(parts) if parts else ""
+    return "measured on the exact counts: " + ("; ".join(parts) or "no step loses a top value")
+
+
+def _c_lead(store) -> str:
+    """Where PEM's lead over the best other peaks on each data set, and PEM's F1 at the largest ε."""
+    p = pem_vs_best_other(eval_points(store, NAMES["epsilon"]), "epsilon", metrics=("f1",))
+    peak = {ds: grp.loc[(grp["a"] - grp["b"]).idxmax()] for ds, grp in p.groupby("dataset", sort=False)}
+    last = {ds: grp.loc[grp["x"].idxmax()] for ds, grp in p.groupby("dataset", sort=False)}
+    return (f"the lead peaks at ε = {', '.join(f'{g(r.x)} ({ds})' for ds, r in peak.items())} and shrinks after: "
+            f"PEM's F1 levels off near its top ({', '.join(f'{r.a:.2f}' for r in last.values())} at the largest ε) "
+            f"while the best other still rises (to {', '.join(f'{r.b:.2f}' for r in last.values())})")
+
+
+def _c_small_k(store) -> str:
+    """Which series of Figure 6 break the decrease beyond noise, and where they peak."""
+    s = _m_decrease_with_k()(store).frame
+    rises = [d.numbers["worst"] for _, grp in s.groupby("series", sort=False)
+             if (d := R.Monotone("decreasing").decide(grp)).verdict != V.REPRODUCED]
+    return (f"{len(rises)} of {s['series'].nunique()} series rise beyond noise ({'; '.join(rises)}): at small k one "
+            "value is all or nothing, and the candidate steps lose top values that share prefixes or patterns "
+            "(measured on the exact counts: the details below)")
+
+
+def _c_top_two(store) -> str:
+    """The near-tie of the synthetic set's two most frequent values (chapter 06's table)."""
+    q = _anomalies(store)
+    q = dict(zip(*q[(q["dataset"] == "Synthetic") & (q["protocol"] == "PEM") & (q["k"] == 1)][["quantity", "value"]]
+                 .to_numpy().T))
+    scale = float((store.parameters(CHAPTER) or {}).get("exp_scale", 0.05))
+    return (f"the two most frequent synthetic values are {q['top2_gap_sd']:.1f} SD of PEM's final estimate apart "
+            f"(the right order with probability {q['top2_order_prob']:.2f}), and neighbours of the exponential law "
+            f"differ by {1 - math.exp(-scale):.0%}: at small k one swap costs 1/k of F1 "
+            f"(F1 {q['f1_mean']:.2f} at k = 1)")
 
 
 def _m_small_k(protocol: str):
@@ -245,7 +281,7 @@ def _m_small_k(protocol: str):
         return Measurement(pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"]),
                            f"{protocol}'s F1 at k = 1: " + ", ".join(
                                f"{ds} {grp.set_index('k').loc[1, 'mean']:.2f}"
-                               for ds, grp in df.groupby("dataset", sort=False)) + _anomaly_note(store, protocol))
+                               for ds, grp in df.groupby("dataset", sort=False)))
     return measure
 
 
@@ -276,7 +312,7 @@ CLAIMS: tuple[Claim, ...] = (
           tested="PEM against the best other on AOL, every ε (k = 16) and k (ε = 2), F1 and NCR", measure=_m_aol_best,
           rule=R.OrderingHolds(what="PEM at least the best other"), inputs=_BOTH, stand_in=("mcm", "spm"),
           interpretation=(Readings.AOL, Readings.SPM, Readings.MCM), setting={"k_fixed": 16, "eps_fixed": 2.0},
-          **_EPS),
+          part_of="fig5-pem-best", **_EPS),
     Claim(id="fig5-more-with-eps", section="6.2.1", ref="Figure 5",
           quote=r"When $\epsilon$ increases, the number of heavy hitters that can be identified will increase.",
           paper="more heavy hitters at larger ε", tested="mean F1 (k fixed) against ε, per data set and protocol",
@@ -286,7 +322,9 @@ CLAIMS: tuple[Claim, ...] = (
           quote=r"The improvement is more significant when $\epsilon$ is larger.", paper="PEM's lead grows with ε",
           tested="PEM's F1 minus the best other's, per data set, against ε", measure=_m_lead_grows,
           rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
-          setting={"k_fixed": 16, **_SETTING}, **_EPS),
+          setting={"k_fixed": 16, **_SETTING}, cause=Cause("bound", _c_lead),
+          alternatives=(Alternative("an ε grid that ends at 4, the largest budget the text quotes", Readings.GRIDS,
+                                    lambda store: _m_lead_grows(store, upto=4.0)),), **_EPS),
     Claim(id="fig5-url-eps4-pem", section="6.2.1", ref="Figure 5(a)",
           quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,",
           paper="PEM F1 = 0.9 on URL at ε = 4", tested="PEM's mean F1 on the URL stand-in at ε = 4",
@@ -298,7 +336,7 @@ CLAIMS: tuple[Claim, ...] = (
           tested="F1 × 16 of MCM and SPM on the URL stand-in at ε = 4", measure=_m_url_eps4_others,
           rule=R.WithinTolerance(V.printed_tolerance("2"), "half a unit of 'two'"), stand_in=_ALL,
           stand_in_decides=False, interpretation=(Readings.URL, Readings.SPM, Readings.MCM),
-          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, **_EPS),
+          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, part_of="fig5-url-eps4-pem", **_EPS),
     Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6",
           quote=r"Similarly, we can see that \itergroup outperforms \hash and \spm.",
           paper="PEM outperforms MCM and SPM",
@@ -318,35 +356,40 @@ CLAIMS: tuple[Claim, ...] = (
                  "against the other's",
           measure=_m_f1_ncr_order,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="the F1-better method's NCR at least the other's"),
-          inputs=_BOTH, stand_in=_ALL, **_K),
+          inputs=_BOTH, stand_in=_ALL, part_of="fig6-f1-ncr-correlated", **_K),
     Claim(id="fig6-decrease-with-k", section="6.2.2", ref="Figure 6",
           quote=r"For most of the cases, utility scores decrease with $k$,", paper="utility falls with k in most cases",
           tested="mean F1 against k, per data set and protocol", measure=_m_decrease_with_k(),
-          rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS,),
-          setting={"eps_fixed": 2.0, **_SETTING}, **_K),
+          rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS, Readings.CASES),
+          setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k),
+          alternatives=(Alternative("'cases' as the steps from one k to the next, not whole series", Readings.CASES,
+                                    _m_steps,
+                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),),
+          **_K),
     Claim(id="fig6-syn-full-utility", section="6.2.2", ref="Figure 6(c)",
           quote=r"In the synthetic dataset, \itergroup achieves almost full utility for up to $k=30$.",
           paper="F1 ≈ 1 up to k = 30", tested="PEM's mean F1 on the synthetic set at every k ≤ 30",
           measure=_m_syn_full_k30, rule=R.WithinTolerance(V.ALMOST_FULL, "almost full utility"),
           interpretation=(Readings.SYNTHETIC, Readings.GRIDS), setting={"ks": (30,), "eps_fixed": 2.0, **_SETTING},
-          note="Anomaly at k = 1, 2 (cause measured in chapter 06): the two most frequent synthetic values are "
-               "nearly tied, and one round of PEM ranks them wrongly now and then.", **_K),
+          cause=Cause("near-tie", _c_top_two), **_K),
     Claim(id="fig6-spm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
           paper="utility falls with k (so it is highest at k = 1)",
           tested="SPM's F1 at k = 1 against k = 2, per data set",
           measure=_m_small_k("SPM"),
           rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           stand_in=("spm", "url"), interpretation=(Readings.SPM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="Anomaly (cause measured in chapter 06): with k = 1 SPM keeps one pattern per segment, the most "
-               "frequent over all users, which on text data is rarely the top value's.", **_K),
-    Claim(id="fig6-mcm-small-k", section="6.1", ref="Figure 6, section 6.1",
-          quote=r"and propose to use $k^{1.5}$ channels.",
-          paper="k·√k channels (so one channel at k = 1), utility falling with k",
+          note="With k = 1 SPM keeps one pattern per segment, the most frequent over all users, which on text data "
+               "is rarely the top value's.", part_of="fig6-decrease-with-k", decides=False,
+          cause=Cause("genuine", lambda store: _anomaly(store, "SPM")), **_K),
+    Claim(id="fig6-mcm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
+          paper="utility falls with k (so it is highest at k = 1), for MCM with its k^1.5 channels (section 6.1)",
           tested="MCM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("MCM"),
           rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           stand_in=("mcm", "url"), interpretation=(Readings.MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="Anomaly (cause measured in chapter 06): at k = 1, k·√k channels round up to one, which holds "
-               "every value; the per-block majority mixes patterns of different values.", **_K),
+          note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, which holds "
+               "every value; the per-block majority mixes patterns of different values.",
+          part_of="fig6-decrease-with-k",
+          decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")), **_K),
     Claim(id="s423-prefix-mass", section="4.2.3", ref="eq. (5), assumption",
           quote=r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
           paper="the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
@@ -354,15 +397,18 @@ CLAIMS: tuple[Claim, ...] = (
                  "anomalies of Figures 5 and 6)",
           measure=_m_prefix_mass,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
-          inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,),
-          note="Prefix mass: a prefix's frequency is the sum over every value that shares it; on the URL stand-in and "
-               "AOL other values lift a non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
+          inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,), reading=True,
+          cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
+          note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's "
+               "frequency is the sum over every value that shares it; on the URL stand-in and AOL other values lift a "
+               "non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
           **_K),
     Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, paper="utility falls with k",
           tested="PEM's mean F1 on the URL stand-in against k",
           measure=_m_decrease_with_k(protocols=["PEM"], datasets=["URL"]), rule=R.Monotone("decreasing"),
-          stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0},
-          note="Anomaly (cause measured in chapter 06): PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
+          stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0}, part_of="fig6-decrease-with-k",
+          decides=False, cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
+          note="PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
                "the 4th URL's 15-bit prefix ranks 5th in the true prefix tally, so C_1 never holds it "
                "(prefix mass, row s423-prefix-mass).", **_K),
 )

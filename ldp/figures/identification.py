@@ -13,12 +13,13 @@ from matplotlib.lines import Line2D
 from ..experiments.summary import binomial_se, level_label
 from ..plotting import count_label, interval, render, series_colors
 from ..reporting import rules as R
-from ..reporting.claims import Claim, MissingInput, Readings
+from ..reporting.claims import Alternative, Claim, MissingInput, Readings
 
 __all__ = ["NAME", "ENGINES", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-validation-identification"
-ENGINES = {NAME: "count engine (100 runs) against eq. (5)"}
+ENGINES = {NAME: "count engine (100 runs) against eq. (5)",
+           "05_validation/identification-text": "count engine (100 runs) against eq. (5), at the text's n"}
 _TITLES = {"a": "(a) different $n$", "b": "(b) different $m$", "c": r"(c) different $\varepsilon$"}
 
 
@@ -53,17 +54,27 @@ def draw(data: pd.DataFrame):
 
 
 # --------------------------------------------------------------------------- claims: section 5.1
-def _m_match(store):
-    d = store.figure(NAME)
+#: the other reading of Figure 2's default n (the text's 100,000, not the caption's 1,000,000): the same frame,
+#: saved by chapter 05 as the table ``05_validation/identification-text``
+TEXT_N = ("05_validation", "identification-text")
+_TEXT = "the text's default n = 100,000 (section 5.1), not the caption's 1,000,000"
+
+
+def _fig(store, text: bool = False) -> pd.DataFrame:
+    return store.load(*TEXT_N) if text else store.figure(NAME)
+
+
+def _m_match(store, text: bool = False):
+    d = _fig(store, text)
     return pd.DataFrame({
         "point": [f"({p}) {level_label(a, lv)}, rank {int(r)}" for p, a, lv, r in
                   zip(d["panel"], d["axis"], d["level"], d["rank"])],
         "observed": d["simulated_rate"], "expected": d["analysis"], "se": binomial_se(d["analysis"], d["runs"])})
 
 
-def _found(store, column: str) -> pd.DataFrame:
+def _found(store, column: str, text: bool = False) -> pd.DataFrame:
     """Heavy hitters found (the sum of the rates) per setting, simulated (``column="sim"``) or by eq. (5)."""
-    d = store.figure(NAME)
+    d = _fig(store, text)
     d = d.assign(var=binomial_se(d["simulated_rate"], d["runs"]) ** 2)
     grp = d.groupby(["panel", "axis", "level"], as_index=False).agg(
         sim=("simulated_rate", "sum"), analysis=("analysis", "sum"), var=("var", "sum"))
@@ -71,9 +82,9 @@ def _found(store, column: str) -> pd.DataFrame:
     return grp.rename(columns={column: "y", "level": "x"})
 
 
-def _m_trend(axis: str):
+def _m_trend(axis: str, text: bool = False):
     def measure(store):
-        grp = _found(store, "sim")
+        grp = _found(store, "sim", text)
         grp = grp[grp["axis"] == axis]
         if grp.empty:
             raise MissingInput(f"{NAME} has no panel varying {axis}")
@@ -81,8 +92,8 @@ def _m_trend(axis: str):
     return measure
 
 
-def _m_trend_analysis(store):
-    grp = _found(store, "analysis")
+def _m_trend_analysis(store, text: bool = False):
+    grp = _found(store, "analysis", text)
     grp = grp.assign(x=np.where(grp["axis"] == "m", -grp["x"], grp["x"]),  # shorter values are better: reverse m
                      series="analysis, varying " + grp["axis"].map({"n": "n", "m": "m (reversed)", "epsilon": "ε"}))
     return grp[["series", "x", "y", "se"]]
@@ -91,7 +102,9 @@ def _m_trend_analysis(store):
 def _trend(axis: str, ref: str, quote: str, paper: str, tested: str, direction: str) -> Claim:
     return Claim(id=f"fig2-{ref}", section="5.1", ref=f"Figure 2({'abc'[['n', 'm', 'epsilon'].index(axis)]})",
                  quote=quote, paper=paper, tested=tested, measure=_m_trend(axis), rule=R.Monotone(direction),
-                 chapter="05_validation", figure=NAME, interpretation=(Readings.GRIDS,))
+                 chapter="05_validation", figure=NAME, interpretation=(Readings.GRIDS, Readings.FIG2_N),
+                 part_of="" if axis == "n" else "fig2-more-users",
+                 alternatives=(Alternative(_TEXT, Readings.FIG2_N, _m_trend(axis, text=True)),))
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -100,7 +113,8 @@ CLAIMS: tuple[Claim, ...] = (
           paper="analysis matches simulation", tested="simulated identification rate against eq. (5), every rank "
                                                      "and level",
           measure=_m_match, rule=R.WithinSE(), chapter="05_validation", figure=NAME,
-          interpretation=(Readings.SLOTS, Readings.COMPETITORS, "7-section-5-text-vs-caption", Readings.ZIPF)),
+          interpretation=(Readings.SLOTS, Readings.COMPETITORS, Readings.FIG2_N, Readings.ZIPF),
+          alternatives=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_match(store, text=True)),)),
     _trend("n", "more-users", r"the more users (larger $n$),", "larger n, better",
            "heavy hitters found (sum of the rates) against n", "increasing"),
     _trend("m", "shorter-values", r"the shorter the domain length (smaller $m$),", "smaller m, better",
@@ -110,5 +124,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig2-trend-analysis", section="5.1", ref="Figure 2", quote=r"This trend also matches the analysis.",
           paper="the analysis shows the same trends",
           tested="expected heavy hitters found by eq. (5) against n, m (reversed), ε", measure=_m_trend_analysis,
-          rule=R.Monotone("increasing"), chapter="05_validation", figure=NAME, interpretation=(Readings.SLOTS,)),
+          rule=R.Monotone("increasing"), chapter="05_validation", figure=NAME,
+          interpretation=(Readings.SLOTS, Readings.FIG2_N),
+          alternatives=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_trend_analysis(store, text=True)),)),
 )

@@ -88,7 +88,7 @@ CLAIMS: tuple[Claim, ...] = (
           quote=r"variance $\frac{65583}{2304}\approx 28.5n$", paper="Var ≈ 28.5 n",
           tested="eq. (1) from the library, divided by n",
           measure=_example("GRR variance / n at ε = ln 49, d = 65,536", "grr_var_per_n_eps_ln49_d65536", 28.5),
-          rule=_PRINTED("28.5"), **_EXAMPLE),
+          rule=_PRINTED("28.5"), part_of="s2-grr-example-p", **_EXAMPLE),
     Claim(id="s2-olh-std-example", section="2.2.2", ref="eq. (3), example",
           quote=r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
           paper="std ≈ 0.7 √n at exp(ε) = 10", tested="√(eq. (3) / n) from the library",

@@ -6,7 +6,10 @@ of :mod:`ldp.figures`: a verbatim quote of the paper's LaTeX source (printed as
 the paper prints it by :func:`display_quote`), a ``measure`` that reads the saved
 results and a ``rule`` (:mod:`ldp.reporting.rules`) that decides it, with flags
 for stand-in data (:data:`STAND_INS`) and our readings of what the paper leaves
-open (:class:`Readings`).  :data:`ldp.figures.REGISTRY` collects them in the
+open (:class:`Readings`), the :class:`Cause` of a difference and the verdicts under
+the other readings (:class:`Alternative`).  Claims that test parts of one sentence
+name the first of them in ``part_of``: the report counts the sentence once.
+:data:`ldp.figures.REGISTRY` collects them in the
 paper's order.  The paper's numbers (Figure 5 for the book's ``fig-eval-vary-eps``,
 (3) for the LaTeX label ``var_olh``) are read from ``book/_ext/paper_numbers.yml``
 (:func:`paper_numbers`); sections are numbered by the LaTeX's structure.
@@ -26,8 +29,10 @@ import yaml
 from ..paths import repo_root
 from .results import ResultStore
 from .rules import Rule
+from .verdicts import CAUSES
 
-__all__ = ["Claim", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "Registry", "Readings", "STAND_INS",
+__all__ = ["Claim", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "NotRun",
+           "Registry", "Readings", "STAND_INS",
            "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
 
 
@@ -37,6 +42,10 @@ class NotCovered(LookupError):
 
 class MissingInput(LookupError):
     """An input of the claim is not in the store (e.g. the AOL data was absent), or was never run."""
+
+
+class NotRun(MissingInput):
+    """The book does not run the setting the claim is about."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,27 @@ STAND_INS = {
 }
 
 
+@dataclass(frozen=True)
+class Cause:
+    """Why a claim is not reproduced: a class of :data:`ldp.reporting.verdicts.CAUSES` and one line computed from
+    the results (``explain(store) -> str``, numbers read from the figure data or a chapter's table; or
+    ``(class, str)`` when the data decide the class)."""
+
+    kind: str
+    explain: Callable[[ResultStore], str]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another reading the paper leaves open (anchor ``anchor`` of ``book/interpretation.md``), and the claim
+    measured under it: ``measure(store)`` as the claim's, decided by ``rule`` (default the claim's)."""
+
+    reading: str
+    anchor: str
+    measure: Callable[[ResultStore], Any]
+    rule: Rule | None = None
+
+
 class Readings:
     """Anchors of ``book/interpretation.md``: our readings of what the paper leaves open, as claims cite them."""
 
@@ -64,6 +94,8 @@ class Readings:
     SPM = "spm-section-33-with-section-61s-improvements"
     MCM = "mcm-section-34-with-section-61s-improvements"
     GRIDS = "experiment-settings-the-paper-does-not-state"
+    CASES = "most-of-the-cases-section-622"
+    FIG2_N = "7-section-5-text-vs-caption"
     THRESHOLD = "threshold-mode-section-623"
     OPTIMIZER = "3-optimizer-section-43"
     COMPETITORS = "2-zero-frequency-competitors-competitorspaper-or-lower"
@@ -112,6 +144,18 @@ class Claim:
         A remark shown with the claim.
     ours : bool
         A claim of ours (after PEM), not the paper's.
+    reading : bool
+        Our reading of a sentence (or an assumption) that states no result: listed apart from the
+        paper's claims, never among the largest differences.
+    part_of, decides
+        The id of the sentence's first claim when this one tests another part of the same sentence
+        (the report counts the sentence once, :func:`ldp.reporting.verdicts.combine`); ``decides=False``
+        for a detail that shows an exception the sentence allows ("in most cases").
+    cause : Cause, optional
+        What explains a verdict other than reproduced (else one is derived: a stand-in, an input
+        missing, a small sample, or the rule's own explanation as a genuine difference).
+    alternatives : tuple of Alternative
+        The claim under the other readings of what it rests on (the report shows whether the verdict flips).
     """
 
     id: str
@@ -131,8 +175,15 @@ class Claim:
     setting: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
     ours: bool = False
+    reading: bool = False
+    part_of: str = ""
+    decides: bool = True
+    cause: Cause | None = None
+    alternatives: tuple[Alternative, ...] = ()
 
     def __post_init__(self):
+        if self.cause is not None and self.cause.kind not in CAUSES:
+            raise ValueError(f"claim {self.id}: cause kind {self.cause.kind!r} must be one of {sorted(CAUSES)}")
         if self.inputs is None:
             object.__setattr__(self, "inputs", (f"figure:{self.figure}",) if self.figure else ())
         unknown = set(self.stand_in) - set(STAND_INS)
@@ -233,6 +284,13 @@ class Registry:
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
             raise ValueError(f"claims share an id: {twice}")
+        # a part names its sentence's first claim, which is no part itself (a registry of some claims, as a
+        # rerun's or a test's, may leave the first claim out: the sentence is then shown by the parts it has)
+        by_id = {c.id: c for c in self.claims}
+        bad = [c.id for c in self.claims if c.part_of and (c.part_of == c.id or by_id.get(c.part_of, c) is not c
+                                                           and by_id[c.part_of].part_of)]
+        if bad:
+            raise ValueError(f"claims {bad}: part_of must name the sentence's first claim, which is no part itself")
 
     def get(self, claim_id: str) -> Claim:
         """The claim with id ``claim_id`` (KeyError naming the known ids otherwise)."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .claims import MissingInput, NotCovered
+from .claims import NotCovered, NotRun
 from .results import ResultStore
 
 __all__ = ["K_FIXED", "OTHERS", "METRIC_NAMES", "X_NAMES", "g", "require", "score_se", "eval_points",
@@ -125,7 +125,7 @@ def one(point: str, value: float, target: float) -> pd.DataFrame:
 
 
 def not_run(reason: str):
-    """A measure for a claim the book does not run: it raises :class:`MissingInput` with ``reason``."""
+    """A measure for a claim the book does not run: it raises :class:`~ldp.reporting.claims.NotRun` with ``reason``."""
     def measure(store):
-        raise MissingInput(reason)
+        raise NotRun(reason)
     return measure

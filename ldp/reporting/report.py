@@ -1,61 +1,45 @@
-"""Evaluate every claim against a result store and render the report, the scorecard and evidence boxes.
+"""Evaluate every claim against a result store: verdicts, causes, other readings, one row per sentence.
 
 :func:`evaluate` turns a registry of claims (:data:`ldp.figures.REGISTRY`) and a
 :class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per claim
 (:data:`COLUMNS`), each decided by :func:`evaluate_claim`.  A claim is "not
 testable here" when its inputs are missing (e.g. the AOL data was absent), when
 the run's parameters leave out its setting (``covered`` is then ``False``), or
-when a stand-in cannot decide it.  Three MyST renderings, each taking the build
-mode (a quick build's open with a banner: small samples, not the reproduction's
-verdicts): :func:`render_report` (the report page, by the paper's sections, the
-rules and tolerances first), :func:`render_scorecard` (counts per verdict, the
-largest differences, stand-ins, engines) and :func:`render_evidence` (a box under a figure).
+when a stand-in cannot decide it.  Every verdict other than reproduced gets a
+cause (a class of :data:`~ldp.reporting.verdicts.CAUSES` and one line), and a claim
+that rests on a reading the paper leaves open is decided again under each
+documented alternative (``sensitivity``).  :func:`sentences` counts each sentence
+of the paper once (its parts combined by :func:`~ldp.reporting.verdicts.combine`);
+the pages (:mod:`ldp.report_pages`) render these tables.
 """
 from __future__ import annotations
 
+import json
 import math
-import re
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
 from . import verdicts as V
-from .claims import STAND_INS, Claim, Measurement, MissingInput, NotCovered, Registry, display_quote
+from .claims import STAND_INS, Claim, Measurement, MissingInput, NotCovered, NotRun, Registry
 from .results import MissingResult, ResultStore
 
-__all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
-           "quick_banner", "group_label", "largest_differences", "verdict_counts", "NOT_COVERED", "REPORT_DOC",
-           "COLUMNS", "SECTIONS", "SCALE", "caret_math"]
+__all__ = ["evaluate", "evaluate_claim", "check_setting", "sentences", "largest_differences", "verdict_counts",
+           "NOT_COVERED", "COLUMNS", "SCALE"]
 
 #: the parameters that only set the size of a run (users): a quick build shrinks them on purpose, so there they
 #: do not make a claim "not covered" (its row says the size it ran at); a rerun that changes them does
 SCALE = ("n_users", "n_synthetic")
 #: the mark of a claim whose setting the run's parameters leave out
 NOT_COVERED = "not covered by this run's parameters"
-#: where the report page lives in the book (absolute MyST path, no suffix)
-REPORT_DOC = "/book/reproduction"
-INTERPRETATION_DOC = "/book/interpretation.md"
 #: the columns of :func:`evaluate`'s table
-COLUMNS = ["id", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind", "verdict",
-           "explanation", "note", "stand_in", "stand_in_decides", "interpretation", "chapter", "figure", "link",
-           "covered", "coverage", "excess", "ours", "figure_title"]
-
-_SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
-#: the report's groups: the paper's sections, then section 7 and our claims about what came after PEM
-SECTIONS = {
-    "2": "Section 2: frequency oracles",
-    "3": "Section 3: existing methods",
-    "4": "Section 4: PEM and its analysis (with the appendix)",
-    "5": "Section 5: validation of the analysis",
-    "6": "Section 6: evaluation",
-    "7": "Section 7 and after: PEM against TreeHist and SFP, malicious users (rows marked ours are not the paper's)",
-}
+COLUMNS = ["id", "sentence", "decides", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind",
+           "verdict", "explanation", "cause_class", "cause", "sensitivity", "note", "stand_in", "stand_in_decides",
+           "interpretation", "chapter", "figure", "covered", "coverage", "excess", "ours", "reading", "figure_title"]
+_FAILED = (MissingResult, MissingInput, NotCovered, KeyError, ValueError, IndexError)
 
 
-# --------------------------------------------------------------------------- #
-# evaluation
-# --------------------------------------------------------------------------- #
 def _contains(values, wanted) -> bool:
     try:
         have = np.asarray(list(values), dtype=float)
@@ -112,11 +96,41 @@ def _excess(kind: str, numbers: dict) -> float:
     return float("nan")
 
 
-def _link(claim: Claim) -> str:
-    """Where the book measures the claim: its figure (numbered as the paper numbers it), else its chapter."""
-    if claim.figure:
-        return f"{{numref}}`Figure %s <{claim.figure}>`"
-    return f"{{doc}}`/_generated/notebooks/{claim.chapter}`"
+def _decide(measure, rule, store) -> tuple[V.Decision, str]:
+    out = measure(store)
+    m = out if isinstance(out, Measurement) else Measurement(out)
+    return rule.decide(m.frame), m.note
+
+
+def _cause(claim: Claim, store: ResultStore, decision: V.Decision) -> tuple[str, str]:
+    """The class and line of a decided claim's cause: its own (computed from the results), else a default."""
+    if claim.cause is not None:
+        try:
+            out = claim.cause.explain(store)  # a line, or (class, line) when the data decide the class
+            return out if isinstance(out, tuple) else (claim.cause.kind, out)
+        except _FAILED as exc:  # the cause's input is missing: say so, keep the class
+            return claim.cause.kind, f"(its measured cause is not in this build: {exc})"
+    if store.mode == "quick":
+        return "small-sample", "quick build: decided on small samples; the paper-scale build decides it"
+    n = decision.numbers
+    if n.get("losses") == 0 and n.get("ties", 0) > 0:  # a strict ordering that fails only on ties
+        return "near-tie", (f"{n['ties']} of {n['points']} points are ties within {V.Z_TOL:g} SE, which the rule "
+                            f"does not count as holding; none is reversed")
+    return "genuine", f"{decision.summary} ({decision.explanation})"
+
+
+def _sensitivity(claim: Claim, store: ResultStore, verdict: str) -> list[dict]:
+    """The claim decided again under each documented other reading (:class:`~ldp.reporting.claims.Alternative`)."""
+    out = []
+    for alt in claim.alternatives:
+        try:
+            decision, _ = _decide(alt.measure, alt.rule or claim.rule, store)
+            v, measured = decision.verdict, decision.summary
+        except _FAILED as exc:
+            v, measured = V.NOT_TESTABLE, f"not computed in this build: {exc}"
+        out.append({"reading": alt.reading, "anchor": alt.anchor, "verdict": v, "measured": measured,
+                    "flips": v != verdict and v != V.NOT_TESTABLE})
+    return out
 
 
 def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict:
@@ -126,44 +140,46 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict
     chapter's sentences about a claim (:func:`ldp.book.claim_values`) all read this row.
     ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`).
     """
-    row = {"numbers": {}, "figure_title": title, "id": claim.id, "section": claim.section, "ref": claim.ref,
-           "quote": claim.quote, "paper": claim.paper,
-           "tested": claim.tested, "measured": "", "rule": claim.rule.describe(), "rule_kind": claim.rule.kind,
-           "verdict": V.NOT_TESTABLE, "explanation": "", "note": claim.note,
-           "stand_in": ", ".join(claim.stand_in), "stand_in_decides": claim.stand_in_decides,
-           "interpretation": ", ".join(claim.interpretation), "chapter": claim.chapter, "figure": claim.figure or "",
-           "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan"), "ours": claim.ours}
+    row = {"numbers": {}, "figure_title": title, "id": claim.id, "sentence": claim.part_of or claim.id,
+           "decides": claim.decides, "section": claim.section, "ref": claim.ref, "quote": claim.quote,
+           "paper": claim.paper, "tested": claim.tested, "measured": "", "rule": claim.rule.describe(),
+           "rule_kind": claim.rule.kind, "verdict": V.NOT_TESTABLE, "explanation": "", "cause_class": "",
+           "cause": "", "sensitivity": "[]", "note": claim.note, "stand_in": ", ".join(claim.stand_in),
+           "stand_in_decides": claim.stand_in_decides, "interpretation": ", ".join(claim.interpretation),
+           "chapter": claim.chapter, "figure": claim.figure or "", "covered": True, "coverage": "",
+           "excess": float("nan"), "ours": claim.ours, "reading": claim.reading}
     params = store.parameters(claim.chapter)
     if store.mode == "quick":
         scaled = check_setting(claim, params, skip=[n for n in claim.setting if n not in SCALE])
         if scaled:
             row["coverage"] = f"quick build, smaller population: {scaled}"
     reason = check_setting(claim, params, skip=SCALE if store.mode == "quick" else ())
-    if reason:
-        row |= {"covered": False, "coverage": f"{NOT_COVERED}: {reason}",
-                "explanation": f"{NOT_COVERED}: {reason}"}
-        return row
     try:
-        out = claim.measure(store)
-        m = out if isinstance(out, Measurement) else Measurement(out)
-        decision = claim.rule.decide(m.frame)
+        if reason:
+            raise NotCovered(reason)
+        decision, note = _decide(claim.measure, claim.rule, store)
     except NotCovered as exc:
-        row |= {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "explanation": f"{NOT_COVERED}: {exc}"}
-        return row
+        return row | {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "cause_class": "missing",
+                      "explanation": f"{NOT_COVERED}: {exc}", "cause": f"{NOT_COVERED}: {exc}"}
     except (MissingResult, MissingInput) as exc:
-        row["explanation"] = f"input missing: {exc}"
-        return row
+        why = str(exc) if isinstance(exc, NotRun) else f"input missing: {exc}"
+        return row | {"explanation": why, "cause_class": "not-run" if isinstance(exc, NotRun) else "missing",
+                      "cause": why}
     except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
         raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
                            f"its inputs: {', '.join(claim.inputs or ()) or 'none'}") from exc
-    row |= {"measured": decision.summary + (f"; {m.note}" if m.note else ""), "verdict": decision.verdict,
+    row |= {"measured": decision.summary + (f"; {note}" if note else ""), "verdict": decision.verdict,
             "numbers": dict(decision.numbers), "explanation": decision.explanation,
             "excess": _excess(claim.rule.kind, dict(decision.numbers))}
     if claim.stand_in and not claim.stand_in_decides and decision.verdict != V.NOT_TESTABLE:
         names = " and ".join(STAND_INS[s].split(":")[0] for s in claim.stand_in)
-        row |= {"verdict": V.NOT_TESTABLE,
-                "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would give: "
-                               f"{decision.verdict} ({decision.explanation})"}
+        return row | {"verdict": V.NOT_TESTABLE, "cause_class": "stand-in",
+                      "cause": f"rests on a stand-in that cannot decide it ({names})",
+                      "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would "
+                                     f"give: {decision.verdict} ({decision.explanation})"}
+    if decision.verdict != V.REPRODUCED:
+        row["cause_class"], row["cause"] = _cause(claim, store, decision)
+    row["sensitivity"] = json.dumps(_sensitivity(claim, store, decision.verdict), ensure_ascii=False)
     return row
 
 
@@ -192,148 +208,52 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-# --------------------------------------------------------------------------- #
-# rendering
-# --------------------------------------------------------------------------- #
-def quick_banner(mode: str | None) -> str:
-    """The banner of a quick build or a rerun (MyST admonition), empty for the paper-scale build."""
-    if mode == "quick":
-        return ("```{warning}\n**Quick build.** These verdicts come from small samples (fewer runs, smaller grids "
-                "and populations). They exercise the rules; they are **not** the reproduction's verdicts, which "
-                "come from the paper-scale build (`make book`).\n```\n")
-    if mode == "rerun":
-        return ("```{note}\n**Rerun with your own parameters.** Claims whose setting your parameters leave out are "
-                f"marked \"{NOT_COVERED}\" and are not testable here.\n```\n")
-    return ""
+def _kind(row) -> str:
+    return "ours" if row.get("ours", False) else "reading" if row.get("reading", False) else "paper"
 
 
-def _check_mode(mode: str | None) -> None:
-    if mode not in (None, "full", "quick", "rerun"):
-        raise ValueError(f"mode={mode!r} must be 'full', 'quick', 'rerun' or None")
-
-
-_GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
-_CARET = re.compile(r"(?<![\w.])([A-Za-z0-9.]+|\([^()]*\))\^([A-Za-z0-9.εηθγ]+)")
-
-
-def caret_math(text: str) -> str:
-    """Powers written with a caret in plain text (``2^16``, ``e^ε``) as inline math (``$2^{16}$``).
-
-    Spans already in ``$...$`` are left as they are.  Plain ``x^y`` would show as TeX in the book.
-    """
-    pieces = str(text).split("$")
-    if len(pieces) % 2 == 0:  # unbalanced: leave it
-        return str(text)
-    for i in range(0, len(pieces), 2):
-        pieces[i] = _CARET.sub(lambda m: "$" + "".join(_GREEK.get(ch, ch) for ch in m.group(1)) + "^{"
-                               + "".join(_GREEK.get(ch, ch) for ch in m.group(2)) + "}$", pieces[i])
-    return "$".join(pieces)
-
-
-def _cell(text) -> str:
-    """Text safe for a Markdown table cell: one line, pipes escaped, powers as math (:func:`caret_math`)."""
-    if text is None or (isinstance(text, float) and math.isnan(text)):
-        return ""
-    return caret_math(re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip())
-
-
-def _major(section: str) -> str:
-    head = section.split(".")[0]
-    return head if head in SECTIONS else "4"
-
-
-def group_label(row) -> str:
-    """The Sphinx label of the report's group (section, figure) that holds a claim's row."""
-    fig = row["figure"] or "text"
-    return f"claims-s{_major(row['section'])}-{fig}"
-
-
-def _flags(row) -> str:
-    out = []
-    if row["stand_in"]:
-        out.append("rests on " + ", ".join(_SHORT_STAND_IN.get(s, s) for s in row["stand_in"].split(", "))
-                   + ("" if row["stand_in_decides"] else " (cannot decide it)"))
-    if row["interpretation"]:
-        links = [f"[{i + 1}]({INTERPRETATION_DOC}#{a})" for i, a in enumerate(row["interpretation"].split(", "))]
-        out.append("our reading: " + " ".join(links))
-    if not row["covered"]:
-        out.append(NOT_COVERED)
-    elif row["coverage"]:  # a quick build's smaller population
-        out.append(row["coverage"])
-    if row.get("ours", False):
-        out.insert(0, "**ours**, not the paper's")
-    return "; ".join(out)
-
-
-def _group_title(fig: str, title: str) -> str:
-    return f"{title or fig}: our figure `{fig}`" if fig else "Text and equations"
-
-
-def rules_section() -> str:
-    """The rules, tolerances and the meaning of each verdict, for the top of the report page."""
-    lines = ["## How the verdicts are decided", "",
-             "Every verdict is computed from the saved figure data by one of five rules "
-             "(`ldp.reporting.rules`); none is typed by hand. The verdicts are exactly: "
-             + ", ".join(f"**{v}**" for v in V.VERDICTS) + ". A claim is *not testable here* when its inputs are "
-             "missing, when the run's parameters leave out its setting, or when it rests on a stand-in that cannot "
-             "decide it.", "",
-             "| Rule | When it says reproduced | When partly |", "| --- | --- | --- |"]
-    text = {
-        "within-se": ("every point within its standard errors: Holm's correction at family-wise level "
-                      f"{V.FAMILY_ALPHA:.2g} rejects no point (the count beyond {V.Z_TOL:g} SE is shown)"),
-        "within-tolerance": "every point within the claim's tolerance of the paper's value",
-        "ordering": ("the ordering holds at the required share of points (all, or "
-                     f"{V.MOST:.0%} for 'in most cases'); ties within {V.Z_TOL:g} SE count as holding; points "
-                     "where every method scores 0, or every method 1, are left out"),
-        "monotone": (f"every series moves the claimed way: no later point beyond {V.Z_TOL:g} SE of their "
-                     "difference against an earlier one"),
-        "argmax": f"in every series the value at the claimed optimum is within {V.Z_TOL:g} SE of the maximum",
-    }
-    for kind in ("within-se", "within-tolerance", "ordering", "monotone", "argmax"):
-        lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(V.PARTLY_RULE[kind])} |")
-    lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "",
-              "| Constant | Value | Meaning |", "| --- | --- | --- |"]
-    for _, t in V.tolerance_table().iterrows():
-        value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
-        lines.append(f"| `{t['constant']}` | {value} | {_cell(t['meaning'])} |")
-    return "\n".join(lines) + "\n"
-
-
-def render_report(table: pd.DataFrame, mode: str | None) -> str:
-    """The report page: banner, rules and tolerances, then one table per (paper section, figure).
+def sentences(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per sentence of the paper (or of ours): its parts' verdicts combined, its cause, its other readings.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`evaluate`'s table.
-    mode : {"full", "quick", "rerun", None}
-        The build mode; "quick" adds the small-sample banner.
 
     Returns
     -------
-    str
-        MyST Markdown.
+    pandas.DataFrame
+        The first part's columns (id, section, ref, quote, figure, ...), with ``verdict`` from
+        :func:`~ldp.reporting.verdicts.combine` of the deciding parts, ``cause_class`` and ``cause``
+        (of the deciding parts that are not reproduced), ``excess`` (their largest), ``kind``
+        ("paper", "reading" or "ours"), ``parts`` (every claim id, first the sentence's own) and
+        ``flips`` (JSON: each reading under which the sentence's verdict changes, and to what).
     """
-    _check_mode(mode)
-    parts = [quick_banner(mode), rules_section()]
-    table = table.assign(_major=table["section"].map(_major))
-    for major, title in SECTIONS.items():
-        sec = table[table["_major"] == major]
-        if sec.empty:
-            continue
-        parts.append(f"## {title}\n")
-        for fig, grp in sec.groupby("figure", sort=False):
-            parts.append(f"({group_label(grp.iloc[0])})=\n### {_group_title(fig, grp['figure_title'].iloc[0])}\n")
-            lines = ["| Claim | Paper | Ours | Rule | Verdict | Flags | Measured in |",
-                     "| --- | --- | --- | --- | --- | --- | --- |"]
-            for _, r in grp.iterrows():
-                claim = f"`{r['id']}` (§{r['section']}, {_cell(r['ref'])}): \"{_cell(display_quote(r['quote']))}\""
-                ours = _cell(r["measured"] or "—") + (f" *{_cell(r['note'])}*" if r["note"] else "")
-                verdict = f"**{r['verdict']}**: {_cell(r['explanation'])}"
-                lines.append(f"| {claim} | {_cell(r['paper'])} | {ours} | {_cell(r['rule'])} | {verdict} | "
-                             f"{_cell(_flags(r))} | {r['link']} |")
-            parts.append("\n".join(lines) + "\n")
-    return "\n".join(p for p in parts if p)
+    out = []
+    for sid, grp in table.groupby("sentence", sort=False):
+        lead = grp[grp["id"] == sid].iloc[0] if (grp["id"] == sid).any() else grp.iloc[0]
+        deciding = grp[grp["decides"].astype(bool)]
+        verdict = V.combine(list(deciding["verdict"]))
+        bad = deciding[deciding["verdict"] != V.REPRODUCED] if verdict != V.REPRODUCED else deciding.iloc[:0]
+        alts: dict[str, dict[str, str]] = {}
+        for _, part in deciding.iterrows():
+            for s in json.loads(part["sensitivity"] or "[]"):
+                if s["verdict"] != V.NOT_TESTABLE:
+                    alts.setdefault(s["reading"], {})[part["id"]] = s["verdict"]
+        flips = {}
+        for reading, changed in alts.items():
+            alt = V.combine([changed.get(i, v) for i, v in zip(deciding["id"], deciding["verdict"])])
+            if alt != verdict:
+                flips[reading] = alt
+        out.append({**lead.to_dict(), "verdict": verdict, "kind": _kind(lead), "parts": list(grp["id"]),
+                    "cause_class": next(iter(bad["cause_class"]), ""),
+                    "cause": "; ".join(bad.drop_duplicates("cause_class")["cause"]),  # one line per class
+                    "excess": float(bad["excess"].max()) if len(bad) else float("nan"),
+                    "flips": json.dumps(flips, ensure_ascii=False)})
+    if not out:  # a chapter that measures no claim (a rerun of it)
+        return pd.DataFrame(columns=[*table.columns, "kind", "parts", "flips"])
+    order = {i: n for n, i in enumerate(table["id"])}  # the sentence sits where its own claim does
+    return pd.DataFrame(out).sort_values("id", key=lambda ids: ids.map(order), kind="mergesort").reset_index(drop=True)
 
 
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
@@ -341,91 +261,13 @@ def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     return {v: int((table["verdict"] == v).sum()) for v in V.VERDICTS}
 
 
-def _is_ours(table: pd.DataFrame) -> pd.Series:
-    if "ours" not in table.columns:
-        return pd.Series(False, index=table.index)
-    return table["ours"].fillna(False).astype(bool)
+def largest_differences(rows: pd.DataFrame, n: int = 3) -> pd.DataFrame:
+    """The ``n`` sentences of the paper furthest from it: not reproduced first, then partly, by excess over the rule.
 
-
-def largest_differences(table: pd.DataFrame, n: int = 3) -> pd.DataFrame:
-    """The ``n`` claims of the paper furthest from it: not reproduced first, then partly, by excess over the rule.
-
-    Our own claims (``ours``) are left out: they are not the paper's.
+    ``rows`` is :func:`sentences`' table; our readings and our own claims are left out (they are not the paper's).
     """
     rank = {V.NOT_REPRODUCED: 0, V.PARTLY: 1}
-    t = table[table["verdict"].isin(rank) & ~_is_ours(table)].copy()
+    t = rows[rows["verdict"].isin(rank) & (rows["kind"] == "paper")].copy()
     t["_rank"] = t["verdict"].map(rank)
     t["_excess"] = t["excess"].fillna(0.0)
     return t.sort_values(["_rank", "_excess"], ascending=[True, False]).head(n)
-
-
-def _counts_text(table: pd.DataFrame) -> str:
-    return ", ".join(f"**{c}** {v}" for v, c in verdict_counts(table).items())
-
-
-def _engine_text(engine: str, mode: str | None) -> str:
-    """What computed a figure; a quick build drops the paper-scale run counts ("(10 runs)")."""
-    return re.sub(r" \(\d+ runs\)", "", engine) if mode == "quick" else engine
-
-
-def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, *, report: str = REPORT_DOC) -> str:
-    """The scorecard: verdict counts, three largest differences, stand-ins, engines, link to the report.
-
-    Parameters
-    ----------
-    table, mode
-        As for :func:`render_report` (the claims table; the build mode, "quick" adding the banner).
-    registry : Registry
-        Its ``engines``: what computed each figure.
-    report : str
-        The report page's document name (a ``{doc}`` target).
-
-    Returns
-    -------
-    str
-        MyST Markdown: an admonition (after the banner of a quick build).
-    """
-    _check_mode(mode)
-    ours = _is_ours(table)
-    paper, own = table[~ours], table[ours]
-    title = ("Scorecard of this quick build (small samples: not the reproduction's verdicts)" if mode == "quick"
-             else "Scorecard: the paper's claims against this build")
-    lines = [quick_banner(mode), f"```{{admonition}} {title}", ":class: tip", "",
-             f"**{len(paper)} claims of the paper** (sections 2-7, each decided by a stated rule): "
-             f"{_counts_text(paper)}."
-             + (f" And **{len(own)} claims of ours** about the protocols after PEM: {_counts_text(own)}."
-                if len(own) else ""), ""]
-    uncovered = int((~table["covered"].astype(bool)).sum())
-    if uncovered:
-        lines += [f"{uncovered} of them {NOT_COVERED}.", ""]
-    diffs = largest_differences(table)
-    if len(diffs):
-        lines += ["The largest differences from the paper:", ""]
-        for _, r in diffs.iterrows():
-            lines.append(f"- {_cell(r['ref'])}, {{ref}}`{r['id']} <{group_label(r)}>` (**{r['verdict']}**): "
-                         f"{_cell(r['paper'])}; we measure {_cell(r['measured'])}")
-        lines.append("")
-    lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
-              "What computed each figure: " + "; ".join(
-                  f"{registry.title(f)} (`{f}`): {_engine_text(e, mode)}" for f, e in registry.engines.items()
-                  if not f.count("/")) + ".", "",
-              f"Every claim, its rule and its verdict: {{doc}}`the reproduction report <{report}>`.", "```", ""]
-    return "\n".join(x for x in lines if x is not None)
-
-
-def render_evidence(table: pd.DataFrame, figure: str, mode: str | None) -> str:
-    """A box for under a figure: each claim the figure measures, what we measure, the verdict, a link."""
-    _check_mode(mode)
-    rows = table[table["figure"] == figure]
-    if rows.empty:
-        return ""
-    title = rows["figure_title"].iloc[0] or figure
-    lines = [quick_banner(mode), f"```{{admonition}} Evidence: {title} of the paper",
-             ":class: note", ""]
-    for _, r in rows.iterrows():
-        lines += [f"- **The paper** (§{r['section']}, {_cell(r['ref'])}): \"{_cell(display_quote(r['quote']))}\"",
-                  f"  - **We measure:** {_cell(r['measured'] or '—')}",
-                  f"  - **Verdict: {r['verdict']}** ({_cell(r['explanation'])}); "
-                  f"{{ref}}`see the row {r['id']} <{group_label(r)}>`"]
-    lines += ["```", ""]
-    return "\n".join(x for x in lines if x)

@@ -21,8 +21,9 @@ figures go.
 The extra tables the claims read are listed in :data:`EXTRA_TABLES` (until a
 chapter saves one, the claims that need it are "not testable here"); each is made
 by the ``frame`` of its module in :mod:`ldp.figures` (``oracle_examples``,
-``joint_estimator``, ``eval_datasets``, ``threshold.release_frame``) or by
-:func:`ldp.experiments.anomalies.anomaly_table`.
+``joint_estimator``, ``eval_datasets``, ``threshold.release_frame``, ``identification.frame`` of the
+text's n), by :func:`ldp.experiments.anomalies.anomaly_table` or by
+:func:`ldp.experiments.summary.final_round_release`.
 """
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
         "joint-estimator": (("answers", "r", "true_count", "mean_estimate", "se"),
                             "the simulation of the appendix's joint estimator, one row per subset of answers"),
     },
+    "05_validation": {
+        "identification-text": (("panel", "axis", "level", "rank", "simulated_rate", "runs", "analysis"),
+                                "Figure 2 under the text's default n = 100,000 (the figure: the caption's 10^6)"),
+    },
     "06_evaluation": {
         "datasets": (("dataset", "n", "n_distinct", "f_16"),
                      "users, distinct values and 16th largest frequency of each evaluation data set"),
@@ -62,8 +67,10 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
                       "value's prefix or pattern in the true tally against how many the protocol keeps"),
     },
     "07_evaluation_more": {
-        "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count"),
-                              "mean number of values released in Figure 7 and the number truly above theta"),
+        "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count", "f1_mean"),
+                              "values released in Figure 7, values truly above theta, F1 of a top-k(theta) release"),
+        "threshold-probe": (("protocol", "n_users", "n_candidates", "fp_expected", "theta_sigmas"),
+                            "one run's final step at Figure 7(b)'s lowest theta and the false positives it predicts"),
     },
     "09_malicious_users": {
         "detector-runs": (("run", "alpha", "fpr", "honest"), "the detector's stated and measured false-positive rates"),

@@ -56,7 +56,8 @@ def _check_t(t: float) -> None:
 
 def _share_words(share: float, unit: str) -> str:
     """'every series' / 'at least 75% of the series'."""
-    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {unit}s"
+    units = unit if unit.endswith("s") else unit + "s"  # 'series' is its own plural
+    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {units}"
 
 
 def _fmt(x: float, digits: int = 3) -> str:

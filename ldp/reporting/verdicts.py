@@ -13,7 +13,9 @@ tolerances are module constants, each with its meaning in :func:`tolerance_table
 which the report page renders: a difference counts only beyond :data:`Z_TOL`
 standard errors, a family of point-wise tests is corrected with Holm's procedure
 at :data:`FAMILY_ALPHA`, "in most cases" is a share :data:`MOST`, and the paper's
-words ("similar", "almost full", "close") have one tolerance each.
+words ("similar", "almost full", "close") have one tolerance each.  A sentence of the paper
+with several parts gets one verdict from its parts' (:func:`combine`), and every verdict other
+than reproduced carries a cause of one of the classes of :data:`CAUSES`.
 """
 from __future__ import annotations
 
@@ -30,7 +32,8 @@ __all__ = [
     "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
     "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
     "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "COUNT_TOL", "EQUAL_SPLIT_TOL",
-    "PARTLY_RULE", "Decision", "printed_tolerance", "holm_reject", "not_testable", "tolerance_table",
+    "PARTLY_RULE", "COMBINE_RULE", "CAUSES", "Decision", "combine", "printed_tolerance", "holm_reject",
+    "not_testable", "tolerance_table",
 ]
 
 # --------------------------------------------------------------------------- #
@@ -84,6 +87,40 @@ PARTLY_RULE = {
     "argmax": f"less than the required share of the series has its maximum at the value (within noise), but no "
               f"less than that share minus {PARTLY_MARGIN:.0%} (and more than half)",
 }
+
+
+#: how one sentence with several parts is decided (rendered on the report page)
+COMBINE_RULE = ("a sentence with several parts is reproduced when every part that decides it and could be tested "
+                "here is reproduced, not reproduced when every such part is not reproduced, partly reproduced "
+                "otherwise, and not testable here when none could be tested; a detail (where a qualifier such as "
+                "'in most cases' allows exceptions) is shown with its own verdict and cause but does not decide")
+
+#: the classes of a cause: why a verdict is not "reproduced" (key -> label shown, meaning)
+CAUSES = {
+    "stand-in": ("stand-in", "stand-in data (the URL set) or a method re-implemented from the paper's text (SPM, MCM)"),
+    "reading": ("our reading", "our reading of a setting or a rule the paper does not state"),
+    "bound": ("ceiling/floor", "the metric at its ceiling or floor (F1 at 1 or 0): a difference cannot grow there"),
+    "near-tie": ("near-tie", "a near-tie in the data: values or methods within noise of each other"),
+    "genuine": ("genuine difference", "a difference measured here with no artefact that explains it"),
+    "not-run": ("not run here", "the book does not run the setting the sentence is about"),
+    "missing": ("input missing", "the results the claim reads are not in this build, or its parameters leave "
+                                 "the claim's setting out"),
+    "small-sample": ("small sample", "a quick build's small samples: decided at the paper's scale by make book"),
+}
+
+
+def combine(verdicts) -> str:
+    """The verdict of a sentence from the verdicts of the parts that decide it (:data:`COMBINE_RULE`).
+
+    >>> combine(["reproduced", "not testable here"]), combine(["reproduced", "not reproduced"])
+    ('reproduced', 'partly reproduced')
+    """
+    tested = [v for v in verdicts if v != NOT_TESTABLE]
+    if not tested:
+        return NOT_TESTABLE
+    if all(v == REPRODUCED for v in tested):
+        return REPRODUCED
+    return NOT_REPRODUCED if all(v == NOT_REPRODUCED for v in tested) else PARTLY
 
 
 def printed_tolerance(printed: str) -> float:

@@ -38,7 +38,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser(
         "report", help="decide the paper's claims on saved results (a build's or a rerun's)",
         description="Evaluate every claim of the registry (ldp.figures) against saved results and write claims.csv, "
-                    "claims.json, report.md, scorecard.md and evidence/<figure>.md (MyST Markdown for the book).")
+                    "claims.json, report.md and scorecard.md (MyST Markdown for the book).")
     rp.add_argument("--mode", choices=("full", "quick"), default=None,
                     help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
     rp.add_argument("--book", action="store_true",
@@ -57,7 +57,7 @@ def _report(args) -> int:
 
     from ..figures import REGISTRY  # here: the claims read the results
     from ..paths import generated_dir
-    from ..reporting.pages import REPORT_DIR, write_outputs
+    from ..report_pages import REPORT_DIR, write_outputs
     from ..reporting.report import verdict_counts
     from ..reporting.results import ResultStore
 
