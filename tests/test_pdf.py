@@ -184,7 +184,7 @@ def test_quick_build_says_so_on_the_title_page(tmp_path: Path):
     for mode, noted in (("quick\n", True), ("paper\n", False)):
         (tmp_path / "_generated" / "MODE").write_text(mode)
         config = SimpleNamespace(latex_elements={"preamble": r"\usepackage{ldpbook}"})
-        ldp_latex._quick_title(SimpleNamespace(srcdir=str(tmp_path)), config)
+        ldp_latex.quick_title(SimpleNamespace(srcdir=str(tmp_path)), config)
         assert config.latex_elements["preamble"].endswith(ldp_latex.QUICK_NOTE) is noted
 
 

@@ -173,7 +173,7 @@ OWN_LAYOUT = {"book/reproduction"}
 QUICK_NOTE = r"\setreleaseinfo{\par\medskip quick build: small settings, not the paper's results}"
 
 
-def _quick_title(app: Sphinx, config) -> None:
+def quick_title(app: Sphinx, config) -> None:
     """A quick build's PDF title page says so, under the title (Sphinx's ``\\releaseinfo``; not in the headers)."""
     mode = Path(app.srcdir, "_generated", "MODE")
     if mode.is_file() and mode.read_text(encoding="utf-8").strip() == "quick":
@@ -185,5 +185,5 @@ def _quick_title(app: Sphinx, config) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(HtmlTablesForLatex)
     app.add_post_transform(TableColumnWidths)
-    app.connect("config-inited", _quick_title)
+    app.connect("config-inited", quick_title)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
