@@ -193,10 +193,6 @@ def test_quick_pdf_title_page(pdf_text: str):
         assert "quick build: small settings" in pdf_text[:600]
 
 
-#: pages whose layout another branch owns: the reproduction report (branch `report`); drop it here once merged
-OWN_LAYOUT = {"book/reproduction"}
-
-
 def test_no_overfull_vbox(built: Path):
     """Nothing runs off the bottom of a page (a table too long for it, a figure too tall).
 
@@ -211,6 +207,7 @@ def test_no_overfull_vbox(built: Path):
     for m in re.finditer(r"lines? (\d+)|^(Overfull \\vbox.*)$", log, re.M):
         if m.group(1):
             line = int(m.group(1))
-        elif (doc := max((d for d in starts if d[0] <= line), default=(0, "?"))[1]) not in OWN_LAYOUT:
+        else:
+            doc = max((d for d in starts if d[0] <= line), default=(0, "?"))[1]
             found.append(f"{doc} (.tex line {line}): {m.group(2)}")
     assert not found, "overfull vboxes:\n" + "\n".join(found)
