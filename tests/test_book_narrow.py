@@ -3,7 +3,7 @@
 At that width no page scrolls sideways (wide tables and display equations scroll inside
 their own box, long code names in headings wrap), and every figure of a chapter links to
 its image at full size. The reproduction report has its own layout and its own test
-(branch ``report``), so it is left out here. Builds, server and browser as in
+(``test_report_browser.py``), so it is left out here. Builds, server and browser as in
 ``test_book_browser.py`` (whose fixtures these tests use).
 """
 
