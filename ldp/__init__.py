@@ -11,8 +11,9 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L10   ``__main__``, ``book``, ``rerun``: the command line, what a chapter
-      glues (its numbers and the registry's verdicts), reruns of a chapter
+L10   ``__main__``, ``book``, ``rerun``, ``artifact``: the command line, what a chapter
+      glues (its numbers and the registry's verdicts), reruns of a chapter,
+      the artifact appendix
 L9    ``figures``: one module per figure (its tidy frame, its seaborn
       drawing, its claims) and the claims registry
 L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
