@@ -105,7 +105,7 @@ class Appendix:
     claims: tuple[ClaimEntry, ...]
     experiments: tuple[Experiment, ...]
     verdict_mode: str | None
-    totals: dict
+    totals: dict  # mode -> (seconds, chapters timed)
     machine: dict
     version: str
     packages: tuple[tuple[str, str], ...]
@@ -226,8 +226,8 @@ def collect(registry, generated: str | Path | None = None, *, verdict_mode: str 
             command=command_line(nb, [], quick=False), quick_command=command_line(nb, [], quick=True),
             parameters=tuple((p.name, p.default_text, p.quick_text if p.has_quick else "") for p in params.values()),
             timings=timings, claims=tuple(e.key for e in entries if e.experiment == keys[ch])))
-    totals = {m: sum(float(v["seconds"]) for v in manifests[m].values() if "seconds" in v)
-              for m in MODES if manifests[m]}
+    totals = {m: (sum(float(v["seconds"]) for v in manifests[m].values() if "seconds" in v),
+                  sum("seconds" in v for v in manifests[m].values())) for m in MODES if manifests[m]}
     ran = [t for e in experiments for t in e.timings.values() if t.ran_on]
     machine = dict(max(ran, key=lambda t: (t.mode == "full", t.finished)).ran_on) if ran else {}
     loads = [float(t.ran_on["load"]) for t in ran if t.ran_on.get("load") is not None]
@@ -255,7 +255,11 @@ def _sections(a: Appendix) -> list[tuple[str, list[str]]]:
         machine += (f"; the 1-minute load average when a chapter finished was {low:.1f} to {high:.1f}"
                     + (", so other work shared the cores and the times are longer than on an idle machine"
                        if high > float(m.get("cpus") or 1) else ""))
-    total = "; ".join(f"{duration(s)} of notebooks with the {MODE_WORDS[mode]}" for mode, s in a.totals.items())
+    def total(mode: str) -> str:
+        if mode not in a.totals:
+            return "not yet measured on this machine"
+        seconds, chapters = a.totals[mode]
+        return f"measured here: {duration(seconds)}, the sum of the {chapters} chapters' times"
     pkgs = ", ".join(f"{n} {v}" for n, v in a.packages)
     data = ", ".join(f"{{c}}{n}{{/c}} ({size:,d} bytes)" for n, size in a.data) or "none found"
     return [
@@ -285,13 +289,13 @@ def _sections(a: Appendix) -> list[tuple[str, list[str]]]:
             "{e}Installation.{/e} {c}make setup{/c} creates {c}.venv{/c} with the pinned packages and the "
             "package itself, and registers the Jupyter kernel {c}ldp{/c}.",
             "{e}Basic test.{/e} {c}make book QUICK=1{/c} runs every chapter with the quick settings and builds "
-            "the book; {c}make test{/c} also runs the test suite. " + (f"Measured here: {total}." if total else
-                                                                       "Not yet measured on this machine.")]),
+            "the book (" + total("quick") + "); {c}make test{/c} also runs the test suite."]),
         ("A.4 Evaluation workflow", [
-            "{c}make book{/c} runs every experiment at once with the paper's settings and writes the "
-            "reproduction report; each experiment below reruns one chapter into its own folder, with the "
-            "claims it decides in {c}claims.md{/c} there. Expected result: each claim's verdict is "
-            "\"reproduced\" when its measurement meets the tolerance of its rule (stated with the claim). "
+            "{c}make book{/c} runs every experiment at once with the paper's settings (" + total("full") + ", two "
+            "chapters at a time by default) and writes the reproduction report; each experiment below reruns "
+            "one chapter into its own folder, with the claims it decides in {c}claims.md{/c} there. Expected "
+            "result: each claim's verdict is \"reproduced\" when its measurement meets the tolerance of its "
+            "rule (stated with the claim). "
             + (f"Verdicts shown: this build's ({MODE_WORDS[a.verdict_mode]}"
                + (", small samples: not the reproduction's verdicts" if a.verdict_mode == "quick" else "") + ")."
                if a.verdict_mode else "No build has run here yet, so no verdict is shown.")]),

@@ -73,7 +73,8 @@ def test_times_and_machine_come_from_the_manifest(appendix, markdown):
             "when a chapter finished was 1.5 to 1.5.") in markdown
     assert "commit 0123456789ab with uncommitted changes" in markdown
     total = sum(130.0 + i for i in range(len(CHAPTERS)))
-    assert appendix.totals["full"] == total
+    assert appendix.totals["full"] == (total, len(CHAPTERS))
+    assert f"{A.duration(total)}, the sum of the {len(CHAPTERS)} chapters' times" in markdown
     # one experiment per chapter, each listing the claims it tests
     assert [e.chapter for e in appendix.experiments] == CHAPTERS
     assert sum(len(e.claims) for e in appendix.experiments) == len(REGISTRY.claims)
