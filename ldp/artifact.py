@@ -324,7 +324,8 @@ def _claim_text(c: ClaimEntry, e: Experiment) -> tuple[str, str]:
     """(title, body) of a claim: its id and statement; the rule, experiment, command, time, verdict."""
     title = f"{{c}}{c.id}{{/c}}" + (" (ours)" if c.ours else " (paper)") + f": {c.where}"
     body = (f"The paper: {{e}}{c.paper}{{/e}}; tested: {c.tested}. Expected result and tolerance: {c.rule}. "
-            f"Experiment {e.key}: {{c}}{e.command}{{/c}}; time: {e.time_text()}. Verdict: {c.verdict}.")
+            f"Experiment {e.key} (chapter {{c}}{e.chapter}{{/c}}): {{c}}{e.command}{{/c}}; time: {e.time_text()}. "
+            f"Verdict: {c.verdict}.")
     return title, body
 
 
