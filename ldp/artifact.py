@@ -210,9 +210,9 @@ def collect(registry, generated: str | Path | None = None, *, verdict_mode: str 
     for i, claim in enumerate(registry.claims, 1):
         where = _where(claim.section, claim.ref, registry.title(claim.figure) if claim.figure else "")
         verdict = evaluate_claim(claim, store)["verdict"] if store is not None else "not evaluated (no build yet)"
-        entries.append(ClaimEntry(key=f"C{i}", id=claim.id, ours=bool(claim.ours),
-                                  where=where, paper=claim.paper,
-                                  tested=claim.tested, rule=claim.rule.describe(), verdict=verdict,
+        one_line = [" ".join(str(x).split()) for x in (where, claim.paper, claim.tested, claim.rule.describe())]
+        entries.append(ClaimEntry(key=f"C{i}", id=claim.id, ours=bool(claim.ours), where=one_line[0],
+                                  paper=one_line[1], tested=one_line[2], rule=one_line[3], verdict=verdict,
                                   experiment=keys[claim.chapter]))
     experiments = []
     for ch in chapters:
@@ -329,12 +329,25 @@ def _claim_text(c: ClaimEntry, e: Experiment) -> tuple[str, str]:
     return title, body
 
 
+def _ranges(keys: list[str]) -> str:
+    """``["C1", "C2", "C3", "C7"]`` -> ``"C1-C3, C7"`` (runs of consecutive numbers joined by a dash)."""
+    nums = [int(k[1:]) for k in keys]
+    runs: list[list[int]] = []
+    for n in nums:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    prefix = keys[0][0] if keys else ""
+    return ", ".join(f"{prefix}{r[0]}" + (f"-{prefix}{r[-1]}" if len(r) > 1 else "") for r in runs)
+
+
 def _experiment_text(e: Experiment, keys: list[str]) -> tuple[str, list[str]]:
     first = next(iter(e.timings.values()), None)  # the paper settings' time if measured, else the quick one
     cost = f" [{duration(first.seconds)} of compute, {MODE_WORDS[first.mode]}]" if first else ""
     params = "; ".join(f"{{c}}{n} = {d}{{/c}}" + (f" (quick: {{c}}{q}{{/c}})" if q else "")
                        for n, d, q in e.parameters) or "none"
-    claims = ", ".join(keys)
+    claims = _ranges(keys)
     return f"{e.title}{cost}", [
         f"Chapter {{c}}{e.chapter}{{/c}}; tests {claims}.",
         f"{{e}}Execution.{{/e}} {{c}}{e.command}{{/c}} (the paper's settings); {{c}}{e.quick_command}{{/c}} "
@@ -464,6 +477,7 @@ def missing(text: str, registry) -> dict[str, str]:
     blocks = {}
     pieces = _ENTRY.split(text)
     for body in pieces[2::2]:
+        body = body.split("\n", 1)[0]  # a claim is one line of either rendering
         found = re.search(r"(?:`|\\texttt\{)([A-Za-z0-9.-]+)(?:`|\})", body)
         if found:
             blocks[found.group(1)] = body.replace("\\allowbreak{}", "").replace("\\_", "_")

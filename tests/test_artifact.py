@@ -90,12 +90,18 @@ def test_missing_names_what_is_absent(built, markdown, tmp_path):
     assert A.missing(cut, REGISTRY)[first] == "no command"
     # a chapter the manifests do not time: its claims have no time, and the check says so
     shutil.copytree(built, tmp_path / "g")
-    for mode in ("full", "quick"):
-        _manifest(tmp_path / "g", mode, CHAPTERS[1:], 30.0)
-    text = A.render_markdown(A.collect(REGISTRY, tmp_path / "g"))
-    gaps = A.missing(text, REGISTRY)
-    assert gaps == {c.id: "no time" for c in REGISTRY.claims if c.chapter == CHAPTERS[0]}
-    assert "not measured on this machine" in text
+    for mode in ("full", "quick"):  # the first and the last chapter (its last claim ends the list) untimed
+        _manifest(tmp_path / "g", mode, CHAPTERS[1:-1], 30.0)
+    a = A.collect(REGISTRY, tmp_path / "g")
+    for text in (A.render_markdown(a), A.render_latex(a)):
+        gaps = A.missing(text, REGISTRY)
+        assert gaps == {c.id: "no time" for c in REGISTRY.claims if c.chapter in (CHAPTERS[0], CHAPTERS[-1])}
+        assert "not measured on this machine" in text
+
+
+def test_claim_ranges():
+    assert A._ranges(["C1", "C2", "C3", "C7", "C9", "C10"]) == "C1-C3, C7, C9-C10"
+    assert A._ranges([]) == ""
 
 
 def test_no_build_yet(tmp_path):
