@@ -311,13 +311,16 @@ def _tail(a: Appendix) -> list[tuple[str, list[str]]]:
             "{c}ldp/figures/{/c}; it appears in this appendix at the next build."]),
         ("A.6 Version", [
             f"Generated for ldp-heavy-hitters {a.version} in the layout of the {LAYOUT}, from the claims "
-            "registry and the build manifest" + (f" (runs of commit {_commit(a)})" if _commit(a) else "") + "."]),
+            "registry and the build manifest"
+            + (f" (the timed runs: commit {_commit(a)})" if _commit(a) else "") + "."]),
     ]
 
 
 def _commit(a: Appendix) -> str:
-    commit = str(a.machine.get("commit") or "")
-    return commit[:12] + (" with uncommitted changes" if commit.endswith("+modified") else "") if commit else ""
+    """The commits the timed runs were made from (``+modified``: with uncommitted changes), oldest first."""
+    runs = sorted((t.finished, str(t.ran_on.get("commit") or "")) for e in a.experiments for t in e.timings.values())
+    commits = list(dict.fromkeys(c for _, c in runs if c))
+    return ", ".join(c[:12] + (" with uncommitted changes" if c.endswith("+modified") else "") for c in commits)
 
 
 def _claim_text(c: ClaimEntry, e: Experiment) -> tuple[str, str]:

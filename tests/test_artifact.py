@@ -71,7 +71,7 @@ def test_times_and_machine_come_from_the_manifest(appendix, markdown):
     assert "2.2 min (paper settings), 20 s (quick settings)" in markdown
     assert ("2 cores (Test CPU), 4.0 GB of memory, Linux-test, Python 3.11.7; the 1-minute load average "
             "when a chapter finished was 1.5 to 1.5.") in markdown
-    assert "commit 0123456789ab with uncommitted changes" in markdown
+    assert "(the timed runs: commit 0123456789ab with uncommitted changes)" in markdown
     total = sum(130.0 + i for i in range(len(CHAPTERS)))
     assert appendix.totals["full"] == (total, len(CHAPTERS))
     assert f"{A.duration(total)}, the sum of the {len(CHAPTERS)} chapters' times" in markdown
