@@ -312,7 +312,7 @@ def _tail(a: Appendix) -> list[tuple[str, list[str]]]:
         ("A.6 Version", [
             f"Generated for ldp-heavy-hitters {a.version} in the layout of the {LAYOUT}, from the claims "
             "registry and the build manifest"
-            + (f" (the timed runs: commit {_commit(a)})" if _commit(a) else "") + "."]),
+            + (f" (the timed runs: commit{'s' * (',' in _commit(a))} {_commit(a)})" if _commit(a) else "") + "."]),
     ]
 
 
