@@ -269,8 +269,8 @@ def _sections(a: Appendix) -> list[tuple[str, list[str]]]:
             "PEM and its rivals, a count engine, and a Jupyter Book whose chapters are parameterized notebooks. "
             f"It states {len(a.claims)} claims ({paper} of the paper's, {len(a.claims) - paper} of ours, marked "
             f"ours), each decided by a stated rule against the results a build saves, in {len(a.experiments)} "
-            "experiments (one per chapter). Every number below is generated from the claims registry and the "
-            "build manifest, not typed."]),
+            "experiments (one per chapter that measures claims). Every number below is generated from the claims "
+            "registry and the build manifest, not typed."]),
         ("A.2 Description & Requirements", [
             "{e}Security, privacy, and ethical concerns.{/e} None for the evaluator: the experiments are "
             "simulations on this machine (seeded runs, which the book labels as simulations), with no network "
