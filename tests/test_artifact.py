@@ -99,9 +99,14 @@ def test_missing_names_what_is_absent(built, markdown, tmp_path):
         assert "not measured on this machine" in text
 
 
-def test_claim_ranges():
-    assert A._ranges(["C1", "C2", "C3", "C7", "C9", "C10"]) == "C1-C3, C7, C9-C10"
-    assert A._ranges([]) == ""
+def test_experiments_list_their_claims_as_ranges(appendix, markdown):
+    checked = 0
+    for e in appendix.experiments:
+        numbers = [int(k[1:]) for k in e.claims]
+        if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 1:  # consecutive: one range
+            assert f"`{e.chapter}`; tests {e.claims[0]}-{e.claims[-1]}." in markdown
+            checked += 1
+    assert checked
 
 
 def test_no_build_yet(tmp_path):
