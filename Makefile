@@ -54,12 +54,13 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book pdf citation lint test data rerun lab dist clean distclean
+.PHONY: help setup mathjax notebooks html book pdf artifact citation lint test data rerun lab dist clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
 	@echo "make book QUICK=1  same with small, fast settings"
 	@echo "make pdf           the book as one PDF (LaTeX)     -> _build/latex/ldp-book.pdf"
+	@echo "make artifact      the artifact appendix (USENIX layout) as a PDF -> _build/artifact/artifact-appendix.pdf"
 	@echo "make lint          ruff, mypy, the layer contract of ldp/ (lint-imports) and the GitHub workflows"
 	@echo "make test          make lint, quick book and PDF builds, then the whole test suite (pytest)"
 	@echo "make citation      validate CITATION.cff (cffconvert, in .venv-cff)"
@@ -175,6 +176,19 @@ pdf: setup
 	    grep -A8 '^!' _build/latex/ldp-book.log >&2 || true; \
 	    echo "make pdf failed; the LaTeX log is _build/latex/ldp-book.log" >&2; exit 1; }
 	@echo "[pdf] $$(cat _generated/MODE | tr -d '\n') build: _build/latex/ldp-book.pdf"
+
+# The artifact appendix (USENIX Security's layout) as a standalone PDF: ldp.artifact writes its LaTeX from the
+# claims registry and the manifests of the last builds (run `make book` first for the paper settings' times;
+# a claim without a measured time is named on stderr), XeLaTeX compiles it. The book page is written by `make book`.
+artifact: setup
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || { \
+	    echo "error: make artifact needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
+	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
+	$(PY) -m ldp.artifact --out _build/artifact
+	cd _build/artifact && latexmk -xelatex -silent -interaction=nonstopmode -halt-on-error artifact-appendix.tex \
+	    >/dev/null || { grep -A8 '^!' artifact-appendix.log >&2 || true; \
+	    echo "make artifact failed; the LaTeX log is _build/artifact/artifact-appendix.log" >&2; exit 1; }
+	@echo "[artifact] _build/artifact/artifact-appendix.pdf"
 
 # CITATION.cff against the Citation File Format schema
 citation: $(CFF_STAMP)

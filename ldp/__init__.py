@@ -11,10 +11,10 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L10   ``__main__``, ``book``, ``report_pages``, ``rerun``: the command line,
-      what a chapter glues (its numbers and the registry's verdicts), the
-      reproduction report's pages (claim explorer, evidence, scorecard),
-      reruns of a chapter
+L10   ``__main__``, ``artifact``, ``book``, ``report_pages``, ``rerun``: the
+      command line, the artifact appendix, what a chapter glues (its numbers
+      and the registry's verdicts), the reproduction report's pages (claim
+      explorer, evidence, scorecard), reruns of a chapter
 L9    ``figures``: one module per figure (its tidy frame, its seaborn
       drawing, its claims) and the claims registry
 L8    ``plotting`` (the figures' look, saving a figure with its CSV) and

@@ -22,7 +22,8 @@ this script shares with ``python -m ldp rerun``; the build itself is
    they saved to ``_generated/figures/``: the paths that ``_toc.yml`` and the
    ``{figure}`` directives point at;
 4. writes ``_generated/params.md``, the rerun commands and parameter tables
-   that ``book/rerun.md`` includes.
+   that ``book/rerun.md`` includes, and ``_generated/artifact/``, the artifact
+   appendix (:mod:`ldp.artifact`) that ``book/artifact.md`` includes.
 
 A notebook that raises makes the script print the failing cell, the error and
 its traceback, and exit with status 1.
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 return 1
             stage(args.quick)
+            from ldp.artifact import write_appendix  # here: the claims registry imports the figures
+            from ldp.figures import REGISTRY
+
+            write_appendix(REGISTRY)  # _generated/artifact/: the artifact appendix (book/artifact.md)
         write_params_page()
     except NotebookError as exc:
         print(f"[run_notebooks] error:\n{exc}", file=sys.stderr)

@@ -16,7 +16,9 @@ import concurrent.futures as cf
 import hashlib
 import json
 import os
+import platform
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ from .parameters import ParameterError, notebook_parameters, parse_assignments, 
 from .run import command_line
 
 __all__ = ["PINS", "mode_parameters", "cache_key", "Result", "run_all", "stage", "params_markdown",
-           "write_params_page"]
+           "write_params_page", "run_facts"]
 
 #: files besides the ldp sources whose change invalidates every cached execution
 PINS = ("requirements.txt", "pyproject.toml")
@@ -80,6 +82,45 @@ def cache_key(nb_path: Path, params: dict) -> str:
     h.update(json.dumps(params, sort_keys=True).encode())
     h.update(json.dumps(_data_listing()).encode())
     return h.hexdigest()
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_facts() -> dict:
+    """Where and from what a chapter ran, for the manifest (the artifact appendix reads them).
+
+    Returns
+    -------
+    dict
+        ``commit`` (``git rev-parse HEAD``, ``+modified`` when tracked files changed; None without
+        git), ``cpus`` (:func:`os.cpu_count`), ``cpu``, ``memory_gb``, ``system``, ``python`` and
+        ``load`` (the 1-minute load average when the run finished: other work sharing the cores).
+    """
+    root = repo_root()
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip() or None
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        commit = commit and commit + ("+modified" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    try:
+        memory = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        memory = None
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"commit": commit, "cpus": os.cpu_count(), "cpu": _cpu_model(), "memory_gb": memory,
+            "system": platform.platform(), "python": platform.python_version(),
+            "load": None if load is None else round(load, 2)}
 
 
 @dataclass
@@ -161,7 +202,8 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
             results.append(Result(nb.stem, ok, seconds, False, report))
             if ok:
                 manifest[nb.stem] = {"key": key, "seconds": round(seconds, 2), "params": params[nb.stem],
-                                     "values": values[nb.stem], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                                     "values": values[nb.stem], "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                                     "ran_on": run_facts()}
                 with atomic_path(manifest_path) as tmp:
                     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str))
     if manifest:  # the values of the chapters that were not re-executed
