@@ -21,7 +21,7 @@ L3    ``core``: question and plan, candidates, selection, results, and the
       ``Dataset`` tally type
 L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
       the appendix, the Monte Carlo of the section 4.2.3 model
-L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, their p, q, d' and
+L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, FLH, their p, q, d' and
       variance formulas (eqs. (1) and (3)) and kernels
 L0    ``values``, ``validation``, ``paths``, ``numeric``, ``reportfile``,
       ``metrics``: m-bit values, argument checks, folders and the atomic
@@ -30,7 +30,7 @@ L0    ``values``, ``validation``, ``paths``, ``numeric``, ``reportfile``,
 
 Besides the order: no import cycle between sibling modules anywhere; a
 private module or name (``_x``) is used only inside its own subpackage; each
-oracle (``grr``, ``olh``, ``oue``, ``hr``, ``cms``) and each protocol (``pem``,
+oracle (``grr``, ``olh``, ``oue``, ``hr``, ``cms``, ``flh``) and each protocol (``pem``,
 ``spm``, ``mcm``, ``strawman``, ``treehist``, ``sfp``) imports none of its
 peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
 IPython, papermill, nbformat, myst-nb); an upper layer's types are never
@@ -56,6 +56,7 @@ _LAZY = {
     "BLH": "ldp.oracles",
     "HR": "ldp.oracles",
     "CMS": "ldp.oracles",
+    "FLH": "ldp.oracles",
     "PEM": "ldp.protocols",
     "SPM": "ldp.protocols",
     "MCM": "ldp.protocols",

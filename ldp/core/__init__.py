@@ -15,13 +15,13 @@
 """
 from .candidates import Candidates, ExplicitCandidates, ExtendCandidates, RangeCandidates, join_parts
 from .dataset import Dataset
-from .oracle_specs import ORACLES, check_oracle, oracle_for, report_epsilon_limit
+from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for, report_epsilon_limit
 from .question import ASSIGNMENT, Plan, Question, assign_groups, channel_hash, group_sizes, make_question, segment
 from .results import HeavyHitterResult, ProtocolReports, RoundInfo
 from .selection import scaled_estimate, select_top, support_threshold
 
 __all__ = ["Question", "Plan", "ASSIGNMENT", "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
-           "ORACLES", "check_oracle", "oracle_for", "report_epsilon_limit",
+           "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
            "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",
            "select_top", "scaled_estimate", "support_threshold",
            "RoundInfo", "HeavyHitterResult", "ProtocolReports", "Dataset"]

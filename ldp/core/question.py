@@ -29,7 +29,7 @@ from numba import njit
 from ..numeric import largest_remainder
 from ..oracles import hashing
 from ..values import prefix
-from .oracle_specs import check_oracle, oracle_for
+from .oracle_specs import check_oracle, check_pool_size, oracle_for
 
 __all__ = ["Question", "Plan", "ASSIGNMENT", "make_question", "group_sizes", "assign_groups", "segment", "channel_hash"]
 
@@ -82,7 +82,8 @@ class Question:
     encoded as ``H(v) * 2**(stop - start) + v[start:stop]``, where ``H`` is
     :func:`channel_hash` with the public ``seed``.  ``oracle_name`` names the
     frequency oracle of the report (one of :data:`ldp.core.ORACLES`; the
-    paper's protocols: ``"OLH"``).
+    paper's protocols: ``"OLH"``); ``pool_size`` and ``pool_seed`` are FLH's
+    public pool (0 for the other oracles).
     """
 
     start: int
@@ -91,6 +92,8 @@ class Question:
     channels: int = 0
     seed: int = 0
     oracle_name: str = "OLH"
+    pool_size: int = 0
+    pool_seed: int = 0
 
     @property
     def seg_bits(self) -> int:
@@ -124,7 +127,7 @@ class Question:
 
     def oracle(self):
         """The oracle instance answering this question (:func:`ldp.core.oracle_for`, cached)."""
-        return oracle_for(self.oracle_name, self.epsilon, self.width)
+        return oracle_for(self.oracle_name, self.epsilon, self.width, self.pool_size, self.pool_seed)
 
     def to_dict(self) -> dict:
         """A JSON-serialisable dict (:meth:`from_dict` reverses it)."""
@@ -132,19 +135,26 @@ class Question:
              "channels": self.channels, "seed": int(self.seed)}
         if self.oracle_name != "OLH":  # OLH questions keep the plans' original JSON
             d["oracle"] = self.oracle_name
+        if self.pool_size:  # FLH's public pool
+            d["pool_size"], d["pool_seed"] = int(self.pool_size), int(self.pool_seed)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> Question:
         """A question from :meth:`to_dict`'s dict."""
         return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]),
-                   str(d.get("oracle", "OLH")))
+                   str(d.get("oracle", "OLH")), int(d.get("pool_size", 0)), int(d.get("pool_seed", 0)))
 
 
 def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
-                  seed: int = 0) -> Question:
-    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec`` (checked)."""
-    return Question(start, stop, epsilon, channels, seed, check_oracle(spec))
+                  seed: int = 0, *, pool_size: int | None = None, pool_seed: int = 0) -> Question:
+    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec`` (checked).
+
+    ``pool_size`` and ``pool_seed``: FLH's public pool (:func:`ldp.core.check_pool_size`).
+    """
+    spec = check_oracle(spec)
+    h = check_pool_size(spec, pool_size)
+    return Question(start, stop, epsilon, channels, seed, spec, h, int(pool_seed) if h else 0)
 
 
 #: name of the group assignment rule of :meth:`Plan.labels` (recorded in every plan)
@@ -280,6 +290,7 @@ class Plan:
         def q_str(q):
             ch = f" x {q.channels} channels" if q.channels else ""
             fo = "" if q.oracle_name == "OLH" else f" {q.oracle_name}"
+            fo += f" h={q.pool_size}" if q.pool_size else ""
             return f"v[{q.start}:{q.stop}]{ch}{fo} eps={q.epsilon:.4g}"
 
         shown: list[str] = []  # at most 4 groups and about 160 characters of them

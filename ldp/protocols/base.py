@@ -27,6 +27,8 @@ from ..core import (
     ProtocolReports,
     Question,
     RoundInfo,
+    check_oracle,
+    check_pool_size,
     make_question,
     report_epsilon_limit,
     scaled_estimate,
@@ -80,6 +82,8 @@ class HeavyHitterProtocol(ABC):
     name = "?"
     #: the oracle spec of the reports (one of :data:`ldp.core.ORACLES`; the paper's protocols: OLH)
     oracle: str = "OLH"
+    #: FLH's pool size ``h`` (0: the oracle has no pool); see :meth:`_set_oracle`
+    pool_size: int = 0
 
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None):
@@ -113,11 +117,29 @@ class HeavyHitterProtocol(ABC):
         """``s`` such that the largest budget of any of a user's reports is ``epsilon / s``."""
         return 1
 
+    def _set_oracle(self, oracle, pool_size) -> None:
+        """Check and set the oracle spec and FLH's pool size (for the protocols that take ``oracle=``)."""
+        self.oracle = check_oracle(oracle)
+        self.pool_size = check_pool_size(self.oracle, pool_size)
+
+    def _pool(self, public: dict) -> dict:
+        """:func:`ldp.core.make_question`'s pool arguments: FLH's ``pool_size`` and the plan's ``pool_seed``."""
+        return {"pool_size": self.pool_size, "pool_seed": public["pool_seed"]} if self.pool_size else {}
+
+    def _plan_public(self, plan: Plan) -> dict:
+        """The public randomness of a published plan: :meth:`_public_from_plan` and FLH's pool seed."""
+        public = dict(self._public_from_plan(plan))
+        if self.pool_size:
+            seeds = {q.pool_seed for qs in plan.questions for q in qs if q.pool_size}
+            public["pool_seed"] = min(seeds) if seeds else 0  # one pool per plan; check_plan rebuilds it
+        return public
+
     @property
     def params(self) -> dict[str, Any]:
         """The protocol's parameters (JSON-serialisable; recorded in plans and results)."""
+        pool = {"pool_size": self.pool_size} if self.pool_size else {}
         return {"epsilon": self.epsilon, "k": self.k, "m": self.m, "query_limit": self.query_limit,
-                "threshold": self.threshold}
+                "threshold": self.threshold, **pool}
 
     def _resolved_params(self, n: int) -> dict[str, Any]:
         return self.params
@@ -130,13 +152,13 @@ class HeavyHitterProtocol(ABC):
     @property
     def max_epsilon(self) -> float:
         """The largest ``epsilon`` this configuration accepts (see the class docstring)."""
-        return report_epsilon_limit(self.oracle)[0] * self._budget_split()
+        return report_epsilon_limit(self.oracle, max(self.pool_size, 1))[0] * self._budget_split()
 
     def _check_epsilon_limit(self) -> None:
         """Raise unless every report's budget is within its oracle's limit (called by each ``__init__``)."""
         s = self._budget_split()
         fo = self.oracle
-        why = report_epsilon_limit(fo)[1]
+        why = report_epsilon_limit(fo, max(self.pool_size, 1))[1]
         each = f"its largest {fo} report budget is epsilon" if s == 1 else f"each {fo} report uses epsilon/{s}"
         check_epsilon(self.epsilon, hi=self.max_epsilon, why=f"{self.name} as configured: {each}, and {why}")
 
@@ -253,7 +275,10 @@ class HeavyHitterProtocol(ABC):
         n = check_int(n, "n", 1)
         s_seed, s_public = check_rng(rng).spawn(2)
         seed = int(s_seed.integers(0, 2**63))
-        return self._bind(n, seed, self._public(s_public))
+        public = self._public(s_public)
+        if self.pool_size:  # FLH's public pool: its seed is public randomness of the plan
+            public["pool_seed"] = int(s_public.integers(0, 2**63))
+        return self._bind(n, seed, public)
 
     def _bind(self, n: int, seed: int, public: dict) -> Plan:
         layout = self._plan(n, public)
@@ -279,7 +304,7 @@ class HeavyHitterProtocol(ABC):
             raise ValueError(f"the plan was made by {plan.protocol or 'no protocol'}, not {self.name}")
         if plan.n is None or plan.seed is None:
             raise ValueError("the plan has no users (n and seed unset); make it with protocol.plan(n, rng=...)")
-        mine = self._bind(plan.n, plan.seed, self._public_from_plan(plan))
+        mine = self._bind(plan.n, plan.seed, self._plan_public(plan))
         if mine != plan:
             keys = sorted(set(plan.params) | set(mine.params))
             diff = [f"{k} = {plan.params.get(k)!r} in the plan, {mine.params.get(k)!r} here" for k in keys
@@ -514,13 +539,15 @@ class TwoPhaseProtocol(HeavyHitterProtocol):
             return self.epsilon / (r + 1), self.epsilon / (r + 1)
         return (self.epsilon / r if r else self.epsilon), self.epsilon
 
-    def questions(self, seed: int = 0) -> tuple[list[Question], Question]:
+    def questions(self, seed: int = 0, pool_seed: int = 0) -> tuple[list[Question], Question]:
         """The part questions (one per part) and the whole-value question.
 
         Parameters
         ----------
         seed : int
             The public hash seed of the part questions (MCM, SFP: from the plan).
+        pool_seed : int
+            FLH's public pool seed (from the plan; ignored by the other oracles).
 
         Returns
         -------
@@ -528,11 +555,17 @@ class TwoPhaseProtocol(HeavyHitterProtocol):
         whole : Question
         """
         e_part, e_whole = self.budgets()
-        return self._part_questions(e_part, seed), make_question(0, self.m, e_whole, self.oracle)
+        parts = self._part_questions(e_part, seed)
+        if self.pool_size:  # FLH: every question uses the plan's pool
+            parts = [replace(q, pool_size=self.pool_size, pool_seed=pool_seed) if q.oracle_name == "FLH" else q
+                     for q in parts]
+        pool = self._pool({"pool_seed": pool_seed})
+        return parts, make_question(0, self.m, e_whole, self.oracle, **pool)
 
     def _plan_questions(self, plan: Plan) -> tuple[list[Question], Question]:
-        """:meth:`questions` of a published plan (its public seed)."""
-        return self.questions(self._public_from_plan(plan).get("seed", 0))
+        """:meth:`questions` of a published plan (its public seeds)."""
+        public = self._plan_public(plan)
+        return self.questions(public.get("seed", 0), public.get("pool_seed", 0))
 
     def _public(self, rng: np.random.Generator) -> dict:
         return {"seed": int(rng.integers(0, 2**63))} if self.public_hash else {}
@@ -541,7 +574,7 @@ class TwoPhaseProtocol(HeavyHitterProtocol):
         return {"seed": plan.questions[0][0].seed} if self.public_hash else {}
 
     def _plan(self, n: int, public: dict) -> Plan:
-        parts, whole = self.questions(public.get("seed", 0))
+        parts, whole = self.questions(public.get("seed", 0), public.get("pool_seed", 0))
         groups = [tuple(qs) for qs in self._part_groups(parts)]
         G = len(groups)
         if G == 0:  # no part phase (TreeHist with a single level): the whole value only
