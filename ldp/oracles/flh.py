@@ -316,6 +316,17 @@ def _support_from_tally(flat, B, A, cands, dp, parts):  # pragma: no cover - com
 
 
 @njit(cache=True)
+def _support_serial(flat, B, A, cands, dp):  # pragma: no cover - compiled
+    """:func:`_support_from_tally` in the calling thread (small inputs: no thread-pool wake-up)."""
+    out = np.zeros(cands.shape[1], dtype=np.int64)
+    if cands.shape[0] <= 2:
+        _part_small(flat, B, A, cands, dp, 0, cands.shape[1], out)
+    else:
+        _part_general(flat, B, A, cands, dp, 0, cands.shape[1], out)
+    return out
+
+
+@njit(cache=True)
 def _tally(index, y, dp, out):  # pragma: no cover - compiled
     flat = out.reshape(-1)
     for i in range(index.shape[0]):
@@ -500,7 +511,10 @@ class FLH(HashedOracle[FLHReports]):
         flat = t.reshape(-1)
         flat = flat.astype(np.int32) if flat.size and 0 <= flat.min() and flat.max() < 2**31 else \
             flat.astype(np.int64)
-        return _support_from_tally(np.ascontiguousarray(flat), b, a, chunks, np.int64(self.d_prime), parts)
+        flat = np.ascontiguousarray(flat)
+        if chunks.shape[1] * self.pool_size < 2**18:
+            return _support_serial(flat, b, a, chunks, np.int64(self.d_prime))
+        return _support_from_tally(flat, b, a, chunks, np.int64(self.d_prime), parts)
 
     def _support(self, reports: FLHReports, candidates: np.ndarray) -> np.ndarray:
         return self.support_from_tally(self.tally(reports), candidates)
