@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 from .. import reportfile
 from ..oracles.base import reports_class, uint_dtype
 from ..values import as_values, match_sorted, sort_unique, to_ints
+from . import reportstore
 from .question import Plan, Question
 
 __all__ = ["RoundInfo", "HeavyHitterResult", "ProtocolReports"]
@@ -310,11 +312,19 @@ class ProtocolReports:
 
     # -- disk ------------------------------------------------------------
     def save(self, path) -> None:
-        """Write to ``path`` (``.npz``) atomically (temporary file + :func:`os.replace`).
+        """Write to ``path``: one ``.npz`` file, or a batch appended to a report store folder.
 
-        The metadata holds the plan, the parameters and a SHA-256 checksum of
-        the arrays, which :meth:`load` verifies.
+        A path ending in ``.npz`` is written as one file, atomically
+        (temporary file + :func:`os.replace`); its metadata holds the plan,
+        the parameters and a SHA-256 checksum of the arrays, which :meth:`load`
+        verifies.  Any other path is a report store folder (Parquet, one file
+        per group and batch, :mod:`ldp.core.reportstore`): these reports are
+        appended as a new batch (the folder is created if needed); read it
+        lazily with :meth:`open`.
         """
+        if not os.fspath(path).endswith(".npz"):
+            reportstore.append_batch(self, path)
+            return
         top = (self.n if self.plan.n is None else self.plan.n) - 1
         arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}
         oracles = []
@@ -332,12 +342,19 @@ class ProtocolReports:
     def load(cls, path) -> ProtocolReports:
         """Read reports written by :meth:`save`.
 
+        ``path`` may also be a report store folder (:meth:`save`), read
+        whole into memory (:meth:`open` reads it lazily).
+
         Raises ``FileNotFoundError`` for a missing file and
         :class:`ldp.oracles.ReportsFileError` (a ``ValueError`` naming the file
         and the problem) for any other unusable file, as
         :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
         file is refused as the wrong kind.
         """
+        if os.path.isdir(path):  # a report store, read into memory
+            stored = reportstore.open_store(path)
+            labels, users, reports = stored.read()
+            return cls(stored.protocol, stored.params, stored.plan, labels, reports, users=users)
         meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS)
         try:
             plan = Plan.from_dict(meta["plan"])
@@ -352,3 +369,11 @@ class ProtocolReports:
                        users=arrays["users"].astype(np.int64))
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
             raise reportfile.inconsistent(path, err) from err
+
+    @staticmethod
+    def open(directory) -> reportstore.StoredReports:
+        """A report store folder (written by :meth:`save`), read lazily: every protocol's ``aggregate`` takes it.
+
+        See :class:`ldp.core.reportstore.StoredReports` for the checks made before any work.
+        """
+        return reportstore.open_store(directory)

@@ -600,7 +600,7 @@ class FLH(HashedOracle[FLHReports]):
         return kept + rng.multinomial(moved, np.full(dp, 1.0 / dp))
 
     def _pool_coefficients(self, C: int) -> tuple[np.ndarray, np.ndarray]:
-        """The pool's hash coefficients ``(b, a)`` for ``C`` chunks (:func:`ldp.oracles.hashing.expand_coefficients`)."""
+        """The pool's coefficients ``(b, a)`` for ``C`` chunks (:func:`ldp.oracles.hashing.expand_coefficients`)."""
         hit = self._coefficients.get(C)
         if hit is None:
             b, a = hashing.expand_coefficients(self._seeds, C)

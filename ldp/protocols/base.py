@@ -34,7 +34,8 @@ from ..core import (
     scaled_estimate,
     support_threshold,
 )
-from ..engines import CountSupport, ReportSupport, SupportSource, prepare
+from ..core.reportstore import DEFAULT_CHUNK, StoredReports
+from ..engines import CountSupport, DaskSupport, ReportSupport, StreamSupport, SupportSource, prepare, scheduler_client
 from ..validation import check_epsilon, check_fraction, check_int, check_rng
 from ..values import as_values
 from . import batches
@@ -370,25 +371,37 @@ class HeavyHitterProtocol(ABC):
             reports.append([q.oracle().apply_noise(q.answer(gv, self.m), noise[g][j]) for j, q in enumerate(qs)])
         return ProtocolReports(self.name, plan.params, plan, labels, reports, users=idx)
 
-    def aggregate(self, reports: ProtocolReports, *, rng=None) -> HeavyHitterResult:
+    def aggregate(self, reports, *, rng=None, client=None, chunk: int | None = None) -> HeavyHitterResult:
         """The server side: heavy hitters from the reports alone.
 
         Parameters
         ----------
-        reports : ProtocolReports
+        reports : ProtocolReports or ldp.core.reportstore.StoredReports
             Output of :meth:`privatize` of an identically configured protocol
             (possibly batches merged with :meth:`ProtocolReports.concat`,
-            saved and loaded back).  Estimates are scaled to the users who
-            reported.
+            saved and loaded back), or a report store opened with
+            :meth:`ProtocolReports.open` (read one group at a time, in chunks).
+            Estimates are scaled to the users who reported.
         rng : None, int, SeedSequence, BitGenerator or Generator
             Randomness for breaking ties between equal supports.
+        client : dask.distributed.Client, optional
+            Compute each round's partial supports on this cluster's workers
+            (:class:`ldp.engines.DaskSupport`).  Default: for a report store,
+            the scheduler named by ``DASK_SCHEDULER_ADDRESS`` when it is set,
+            else this process; in-memory reports, this process.
+        chunk : int, optional
+            Reports read (or scattered) at once (default
+            :data:`ldp.core.reportstore.DEFAULT_CHUNK`).
 
         Returns
         -------
         HeavyHitterResult
+            The same, bit for bit, whichever way the reports are held and wherever they are counted.
         """
-        if not isinstance(reports, ProtocolReports):
-            raise TypeError(f"reports must be ProtocolReports from {self.name}.privatize, got {type(reports).__name__}")
+        stored = isinstance(reports, StoredReports)
+        if not (stored or isinstance(reports, ProtocolReports)):
+            raise TypeError(f"reports must be ProtocolReports from {self.name}.privatize (or a report store "
+                            f"opened with ProtocolReports.open), got {type(reports).__name__}")
         if reports.protocol != self.name:
             raise ValueError(f"reports were produced by {reports.protocol}, not {self.name}")
         try:
@@ -398,7 +411,16 @@ class HeavyHitterProtocol(ABC):
         if reports.n < reports.plan.n_groups or min(reports.sizes) == 0:
             raise ValueError(f"reports must include at least one user of each of the plan's "
                              f"{reports.plan.n_groups} groups; group sizes are {reports.sizes}")
-        return self._identify(ReportSupport(reports, rng=check_rng(rng)))
+        chunk = DEFAULT_CHUNK if chunk is None else check_int(chunk, "chunk", lo=1)
+        keys = check_rng(rng)
+        if client is not None:
+            return self._identify(DaskSupport(reports, rng=keys, client=client, chunk=chunk))
+        if not stored:
+            return self._identify(ReportSupport(reports, rng=keys))
+        with scheduler_client() as env_client:
+            if env_client is not None:
+                return self._identify(DaskSupport(reports, rng=keys, client=env_client, chunk=chunk))
+            return self._identify(StreamSupport(reports, rng=keys, chunk=chunk))
 
     def run(self, values, *, rng=None, engine: str = "protocol") -> HeavyHitterResult:
         """Privatize and aggregate in one call.
