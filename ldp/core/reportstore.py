@@ -618,7 +618,8 @@ class StoredReports:
         users_g, reports_g = [], []
         for g in range(G):
             slots = list(range(len(self._oracles[g])))
-            us, rs = [np.zeros(0, dtype=np.int64)], [[] for _ in slots]
+            us: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+            rs: list[list[Any]] = [[] for _ in slots]
             for item in self.chunks(g, slots, users=True):
                 us.append(item[0])
                 for j in slots:
