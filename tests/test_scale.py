@@ -15,7 +15,8 @@ import pytest
 
 import ldp
 from ldp import datasets
-from ldp.core.reportstore import StoredReports, append_batch, open_store
+from ldp.core.reportstore import StoredReports, open_store
+from ldp.core.reportwriter import append_batch
 from ldp.oracles import FLH, OLH, ReportsFileError
 from ldp.protocols import ProtocolReports
 

@@ -10,6 +10,9 @@
   (eq. (2) scaled to the population), :func:`support_threshold`;
 * :mod:`~ldp.core.results` -- :class:`RoundInfo`, :class:`HeavyHitterResult`,
   :class:`ProtocolReports`;
+* :mod:`~ldp.core.reportstore` and :mod:`~ldp.core.reportwriter` -- protocol
+  reports on disk: a Parquet store appended batch by batch, read lazily
+  (:class:`~ldp.core.reportstore.StoredReports`);
 * :mod:`~ldp.core.dataset` -- :class:`Dataset`, users' values with their true
   tally and ranking (the one tally type: the count engine counts it).
 """

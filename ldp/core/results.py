@@ -16,7 +16,7 @@ import numpy as np
 from .. import reportfile
 from ..oracles.base import reports_class, uint_dtype
 from ..values import as_values, match_sorted, sort_unique, to_ints
-from . import reportstore
+from . import reportstore, reportwriter
 from .question import Plan, Question
 
 __all__ = ["RoundInfo", "HeavyHitterResult", "ProtocolReports"]
@@ -318,12 +318,12 @@ class ProtocolReports:
         (temporary file + :func:`os.replace`); its metadata holds the plan,
         the parameters and a SHA-256 checksum of the arrays, which :meth:`load`
         verifies.  Any other path is a report store folder (Parquet, one file
-        per group and batch, :mod:`ldp.core.reportstore`): these reports are
+        per group and batch, :mod:`ldp.core.reportwriter`): these reports are
         appended as a new batch (the folder is created if needed); read it
         lazily with :meth:`open`.
         """
         if not os.fspath(path).endswith(".npz"):
-            reportstore.append_batch(self, path)
+            reportwriter.append_batch(self, path)
             return
         top = (self.n if self.plan.n is None else self.plan.n) - 1
         arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}

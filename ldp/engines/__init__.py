@@ -142,7 +142,7 @@ References
    Identification", sections 2.2.2, 3.2, 4.2.3 and the appendix.
 """
 from .base import Selection, SupportSource
-from .cluster import DaskSupport, scheduler_client
+from .cluster import DaskSupport, report_source, scheduler_client
 from .counts import CountSupport, prepare
 from .reports import ReportSupport
 from .sampling import binomial_tail_table, iid_binomial_top
@@ -155,6 +155,7 @@ __all__ = [
     "StreamSupport",
     "DaskSupport",
     "scheduler_client",
+    "report_source",
     "CountSupport",
     "prepare",
     "binomial_tail_table",

@@ -56,7 +56,7 @@ from .base import SupportSource
 from .reports import ReportSupport
 from .stream import StreamSupport, sum_partials
 
-__all__ = ["DaskSupport", "scheduler_client", "FAN_IN"]
+__all__ = ["DaskSupport", "scheduler_client", "report_source", "FAN_IN"]
 
 #: partial supports added per task of the tree sum on the workers
 FAN_IN = 8
@@ -159,3 +159,28 @@ class DaskSupport(StreamSupport):
         if self._scattered is None:
             return super().pair(group, qa, qb, A, B)
         return ReportSupport(self.reports, rng=self.rng).pair(group, qa, qb, A, B)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def report_source(reports, *, rng: np.random.Generator, client=None, chunk: int | None = None) -> Iterator:
+    """The protocol engine's support source for ``reports``, wherever they are and wherever they are counted.
+
+    * a ``client``: :class:`DaskSupport` on its cluster;
+    * in-memory :class:`ldp.core.ProtocolReports`: :class:`ldp.engines.ReportSupport`;
+    * a report store: :class:`DaskSupport` on the scheduler named by
+      ``DASK_SCHEDULER_ADDRESS`` when it is set (connected for the aggregation
+      and closed after), else :class:`ldp.engines.StreamSupport` in this process.
+
+    ``chunk``: reports read (or scattered) at once (default :data:`ldp.core.reportstore.DEFAULT_CHUNK`).
+    """
+    chunk = DEFAULT_CHUNK if chunk is None else check_int(chunk, "chunk", lo=1)
+    if client is not None:
+        yield DaskSupport(reports, rng=rng, client=client, chunk=chunk)
+    elif not isinstance(reports, StoredReports):
+        yield ReportSupport(reports, rng=rng)
+    else:
+        with scheduler_client() as env_client:
+            if env_client is not None:
+                yield DaskSupport(reports, rng=rng, client=env_client, chunk=chunk)
+            else:
+                yield StreamSupport(reports, rng=rng, chunk=chunk)

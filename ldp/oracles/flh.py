@@ -89,12 +89,12 @@ from typing import Any, ClassVar
 
 import numba
 import numpy as np
-from numba import njit, prange
 
 from ..validation import check_epsilon, check_int, check_rng
 from ..values import as_values, n_chunks
 from . import hashing
 from .base import grr_apply, grr_draw, grr_pmf, uint_dtype
+from .flh_kernels import support_from_tally, support_serial, tally_into
 from .formulas import default_d_prime, olh_pq
 from .hashed import HashedOracle, SymbolReports
 
@@ -192,145 +192,6 @@ class FLHReports(SymbolReports):
         h = int(self._params["pool_size"])
         self._check_symbols("index", h, f"pool_size = {h}")
         self._check_symbols("y", *self._symbol_range())
-
-
-# ---------------------------------------------------------------- compiled aggregation
-# The support kernel has the shape of OLH's (ldp.oracles.kernels): a tile of 4 candidates whose chunks sit in
-# registers, an inner loop over the pool's coefficients (contiguous, structure of arrays), the compare of OLH
-# replaced by a lookup in the tally.  Candidates are split over the threads; counts are integers, so the
-# result does not depend on the split.
-@njit(inline="always", cache=True)
-def _cell(w, dpu):
-    """OLH's reduction of the 64-bit word ``w`` to ``[d']``: ``(((w >> 32) d') >> 32)``."""
-    return ((w >> np.uint64(32)) * dpu) >> np.uint64(32)
-
-
-@njit(cache=True)
-def _part_small(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover - compiled
-    """Supports of candidates ``c_lo:c_hi`` with ``C <= 2`` chunks (``A`` has 2 rows; row 1 zero when ``C = 1``)."""
-    h = B.shape[0]
-    C = cands.shape[0]
-    dpu = np.uint64(np.uint32(dp))
-    A0 = A[0]
-    A1 = A[1]
-    ci = c_lo
-    while ci < c_hi:
-        w = min(4, c_hi - ci)
-        x0 = np.uint64(cands[0, ci])
-        x1 = np.uint64(cands[0, ci + 1 if w > 1 else ci])
-        x2 = np.uint64(cands[0, ci + 2 if w > 2 else ci])
-        x3 = np.uint64(cands[0, ci + 3 if w > 3 else ci])
-        y0 = np.uint64(0)
-        y1 = np.uint64(0)
-        y2 = np.uint64(0)
-        y3 = np.uint64(0)
-        if C == 2:
-            y0 = np.uint64(cands[1, ci])
-            y1 = np.uint64(cands[1, ci + 1 if w > 1 else ci])
-            y2 = np.uint64(cands[1, ci + 2 if w > 2 else ci])
-            y3 = np.uint64(cands[1, ci + 3 if w > 3 else ci])
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        base = 0
-        for j in range(h):
-            b = B[j]
-            a = A0[j]
-            e = A1[j]
-            s0 += flat[base + _cell(b + a * x0 + e * y0, dpu)]
-            s1 += flat[base + _cell(b + a * x1 + e * y1, dpu)]
-            s2 += flat[base + _cell(b + a * x2 + e * y2, dpu)]
-            s3 += flat[base + _cell(b + a * x3 + e * y3, dpu)]
-            base += dp
-        out[ci] = s0
-        if w > 1:
-            out[ci + 1] = s1
-        if w > 2:
-            out[ci + 2] = s2
-        if w > 3:
-            out[ci + 3] = s3
-        ci += 4
-
-
-@njit(cache=True)
-def _part_general(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover - compiled
-    """Supports of candidates ``c_lo:c_hi``, any number of chunks (tiles of 4 candidates)."""
-    h = B.shape[0]
-    C = cands.shape[0]
-    dpu = np.uint64(np.uint32(dp))
-    X = np.zeros((C, 4), dtype=np.uint64)
-    for ci in range(c_lo, c_hi, 4):
-        w = min(4, c_hi - ci)
-        for i in range(4):  # a short last tile repeats its first candidate
-            for c in range(C):
-                X[c, i] = np.uint64(cands[c, ci + (i if i < w else 0)])
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        base = 0
-        for j in range(h):
-            b = B[j]
-            u0 = b
-            u1 = b
-            u2 = b
-            u3 = b
-            for c in range(C):
-                a = A[c, j]
-                u0 += a * X[c, 0]
-                u1 += a * X[c, 1]
-                u2 += a * X[c, 2]
-                u3 += a * X[c, 3]
-            s0 += flat[base + _cell(u0, dpu)]
-            s1 += flat[base + _cell(u1, dpu)]
-            s2 += flat[base + _cell(u2, dpu)]
-            s3 += flat[base + _cell(u3, dpu)]
-            base += dp
-        out[ci] = s0
-        if w > 1:
-            out[ci + 1] = s1
-        if w > 2:
-            out[ci + 2] = s2
-        if w > 3:
-            out[ci + 3] = s3
-
-
-@njit(parallel=True, cache=True)
-def _support_from_tally(flat, B, A, cands, dp, parts):  # pragma: no cover - compiled
-    """``out[c] = sum_j T[j, H_j(c)]`` with ``T`` flattened (``T[j, x] = flat[j d' + x]``)."""
-    nc = cands.shape[1]
-    C = cands.shape[0]
-    out = np.zeros(nc, dtype=np.int64)
-    per = (nc + parts - 1) // parts
-    per = ((per + 3) // 4) * 4
-    for t in prange(parts):
-        lo = t * per
-        hi = min(nc, lo + per)
-        if lo < hi:
-            if C <= 2:
-                _part_small(flat, B, A, cands, dp, lo, hi, out)
-            else:
-                _part_general(flat, B, A, cands, dp, lo, hi, out)
-    return out
-
-
-@njit(cache=True)
-def _support_serial(flat, B, A, cands, dp):  # pragma: no cover - compiled
-    """:func:`_support_from_tally` in the calling thread (small inputs: no thread-pool wake-up)."""
-    out = np.zeros(cands.shape[1], dtype=np.int64)
-    if cands.shape[0] <= 2:
-        _part_small(flat, B, A, cands, dp, 0, cands.shape[1], out)
-    else:
-        _part_general(flat, B, A, cands, dp, 0, cands.shape[1], out)
-    return out
-
-
-@njit(cache=True)
-def _tally(index, y, dp, out):  # pragma: no cover - compiled
-    flat = out.reshape(-1)
-    for i in range(index.shape[0]):
-        flat[np.int64(index[i]) * dp + np.int64(y[i])] += 1
 
 
 class FLH(HashedOracle[FLHReports]):
@@ -480,7 +341,7 @@ class FLH(HashedOracle[FLHReports]):
         elif reports.params != self.params:
             self.check_reports(reports)  # raises: the parameters differ
         out = np.zeros(self.tally_shape, dtype=np.int64)
-        _tally(reports.index, reports.y, np.int64(self.d_prime), out)
+        tally_into(reports.index, reports.y, np.int64(self.d_prime), out)
         return out
 
     def support_from_tally(self, table: np.ndarray, candidates) -> np.ndarray:
@@ -513,8 +374,8 @@ class FLH(HashedOracle[FLHReports]):
             flat.astype(np.int64)
         flat = np.ascontiguousarray(flat)
         if chunks.shape[1] * self.pool_size < 2**18:
-            return _support_serial(flat, b, a, chunks, np.int64(self.d_prime))
-        return _support_from_tally(flat, b, a, chunks, np.int64(self.d_prime), parts)
+            return support_serial(flat, b, a, chunks, np.int64(self.d_prime))
+        return support_from_tally(flat, b, a, chunks, np.int64(self.d_prime), parts)
 
     def _support(self, reports: FLHReports, candidates: np.ndarray) -> np.ndarray:
         return self.support_from_tally(self.tally(reports), candidates)

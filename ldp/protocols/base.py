@@ -34,8 +34,8 @@ from ..core import (
     scaled_estimate,
     support_threshold,
 )
-from ..core.reportstore import DEFAULT_CHUNK, StoredReports
-from ..engines import CountSupport, DaskSupport, ReportSupport, StreamSupport, SupportSource, prepare, scheduler_client
+from ..core.reportstore import StoredReports
+from ..engines import CountSupport, ReportSupport, SupportSource, prepare, report_source
 from ..validation import check_epsilon, check_fraction, check_int, check_rng
 from ..values import as_values
 from . import batches
@@ -398,8 +398,7 @@ class HeavyHitterProtocol(ABC):
         HeavyHitterResult
             The same, bit for bit, whichever way the reports are held and wherever they are counted.
         """
-        stored = isinstance(reports, StoredReports)
-        if not (stored or isinstance(reports, ProtocolReports)):
+        if not isinstance(reports, (StoredReports, ProtocolReports)):
             raise TypeError(f"reports must be ProtocolReports from {self.name}.privatize (or a report store "
                             f"opened with ProtocolReports.open), got {type(reports).__name__}")
         if reports.protocol != self.name:
@@ -411,16 +410,8 @@ class HeavyHitterProtocol(ABC):
         if reports.n < reports.plan.n_groups or min(reports.sizes) == 0:
             raise ValueError(f"reports must include at least one user of each of the plan's "
                              f"{reports.plan.n_groups} groups; group sizes are {reports.sizes}")
-        chunk = DEFAULT_CHUNK if chunk is None else check_int(chunk, "chunk", lo=1)
-        keys = check_rng(rng)
-        if client is not None:
-            return self._identify(DaskSupport(reports, rng=keys, client=client, chunk=chunk))
-        if not stored:
-            return self._identify(ReportSupport(reports, rng=keys))
-        with scheduler_client() as env_client:
-            if env_client is not None:
-                return self._identify(DaskSupport(reports, rng=keys, client=env_client, chunk=chunk))
-            return self._identify(StreamSupport(reports, rng=keys, chunk=chunk))
+        with report_source(reports, rng=check_rng(rng), client=client, chunk=chunk) as source:
+            return self._identify(source)
 
     def run(self, values, *, rng=None, engine: str = "protocol") -> HeavyHitterResult:
         """Privatize and aggregate in one call.
