@@ -331,6 +331,22 @@ def _shuffle(labels, raw):  # pragma: no cover - compiled
         labels[j] = tmp
 
 
+@njit(cache=True)
+def _shuffle_range(labels, raw, lo):  # pragma: no cover - compiled
+    # the steps i = lo + len(raw) .. lo + 1 of _shuffle, with raw[k] the draw of index lo + k
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    for k in range(raw.shape[0] - 1, -1, -1):
+        i = lo + k + 1
+        r = raw[k]
+        b = np.uint64(i + 1)
+        t = (r >> s32) * b + (((r & m32) * b) >> s32)
+        j = np.int64(t >> s32)
+        tmp = labels[i]
+        labels[i] = labels[j]
+        labels[j] = tmp
+
+
 def assign_groups(n: int, fractions: Sequence[float], *, rng: np.random.Generator) -> np.ndarray:
     """Seeded random split of ``n`` users into groups (sizes from :func:`group_sizes`).
 
@@ -356,5 +372,19 @@ def assign_groups(n: int, fractions: Sequence[float], *, rng: np.random.Generato
     dt = np.uint8 if len(sizes) <= 256 else np.uint16
     labels = np.repeat(np.arange(len(sizes), dtype=dt), sizes)
     if n > 1:
-        _shuffle(labels, rng.bit_generator.random_raw(n - 1))
+        bg = rng.bit_generator
+        if n - 1 <= _RAW_BLOCK or not hasattr(bg, "advance"):
+            _shuffle(labels, bg.random_raw(n - 1))
+        else:  # the same draws, a block at a time from the end (memory: a block, not 8 n bytes)
+            for lo in range((n - 2) // _RAW_BLOCK * _RAW_BLOCK, -1, -_RAW_BLOCK):
+                hi = min(n - 1, lo + _RAW_BLOCK)
+                part = type(bg)()
+                part.state = bg.state
+                part.advance(lo)
+                _shuffle_range(labels, part.random_raw(hi - lo), lo)
+            bg.advance(n - 1)  # leave rng where the n - 1 draws leave it
     return labels
+
+
+#: raw draws held at once by :func:`assign_groups`
+_RAW_BLOCK = 2**20
