@@ -11,8 +11,9 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L8    ``plotting``, ``reporting``, ``rerun``, ``book``, ``__main__``: the
-      book's figures and claims, reruns of a chapter, the command line
+L8    ``figures``, ``plotting``, ``reporting``, ``rerun``, ``book``,
+      ``__main__``: the book's figures and claims, reruns of a chapter, the
+      command line
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base

@@ -31,8 +31,9 @@ from .run import command_line
 __all__ = ["PINS", "mode_parameters", "cache_key", "Result", "run_all", "stage", "params_markdown",
            "write_params_page"]
 
-#: files besides the ldp sources whose change invalidates every cached execution
-PINS = ("requirements.txt", "pyproject.toml")
+#: files besides the ldp sources whose change invalidates every cached execution (the chapter on
+#: scale plots the committed output of benchmarks/bench_scale.py)
+PINS = ("requirements.txt", "pyproject.toml", "benchmarks/results/bench_scale.csv")
 
 
 def mode_parameters(nb_path: Path, quick: bool) -> dict:
