@@ -77,7 +77,8 @@ def cache_key(nb_path: Path, params: dict) -> str:
     h.update(source_digest().encode())  # the ldp package (ldp.paths.source_digest)
     for name in PINS:
         h.update(name.encode())
-        h.update((repo_root() / name).read_bytes())
+        pin = repo_root() / name
+        h.update(pin.read_bytes() if pin.is_file() else b"(missing)")
     h.update(json.dumps(params, sort_keys=True).encode())
     h.update(json.dumps(_data_listing()).encode())
     return h.hexdigest()
