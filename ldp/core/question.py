@@ -380,7 +380,7 @@ def assign_groups(n: int, fractions: Sequence[float], *, rng: np.random.Generato
                 hi = min(n - 1, lo + _RAW_BLOCK)
                 part = type(bg)()
                 part.state = bg.state
-                part.advance(lo)
+                part.advance(lo)  # type: ignore[attr-defined]  # PCG64, Philox: checked above
                 _shuffle_range(labels, part.random_raw(hi - lo), lo)
             bg.advance(n - 1)  # leave rng where the n - 1 draws leave it
     return labels

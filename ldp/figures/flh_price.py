@@ -13,7 +13,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from ..plotting import FULL_WIDTH, bar_bounds, legend_outside, method_style, series_colors, use_style
+from ..plotting import FULL_WIDTH, bar_bounds, legend_outside, use_style
+from .scale_cost import oracle_order, oracle_palette
 
 __all__ = ["frame", "draw", "PANELS"]
 
@@ -45,10 +46,8 @@ def frame(summary: pd.DataFrame, *, label: str = "protocol") -> pd.DataFrame:
 def draw(data: pd.DataFrame):
     """The figure of :func:`frame`'s table: (a) F1, (b) NCR against epsilon."""
     use_style()
-    labels = sorted(dict.fromkeys(data["oracle"]), key=lambda s: (s != "OLH", int(s.split("=")[-1]) if "=" in s else 0))
-    pools = [lab for lab in labels if lab != "OLH"]
-    palette = dict(zip(pools, series_colors(len(pools)) if pools else []))
-    palette["OLH"] = method_style("OLH")["color"]
+    labels = oracle_order(data["oracle"])
+    palette = oracle_palette(labels)
     fig, axes = plt.subplots(1, 2, figsize=(FULL_WIDTH, 0.4 * FULL_WIDTH), layout="constrained", sharex=True)
     for ax, (panel, (_, ylabel)) in zip(axes, PANELS.items()):
         sub = data[data["panel"] == panel]

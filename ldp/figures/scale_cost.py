@@ -9,6 +9,8 @@ line per oracle (OLH, FLH with each pool size), the live points hollow.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
 import numpy as np
@@ -17,7 +19,7 @@ import seaborn as sns
 
 from ..plotting import FULL_WIDTH, legend_outside, method_style, series_colors, use_style
 
-__all__ = ["frame", "draw", "PANELS", "oracle_label"]
+__all__ = ["frame", "draw", "PANELS", "oracle_label", "oracle_order", "oracle_palette"]
 
 #: panel letter -> (quantity, axis label)
 PANELS = {"a": ("aggregate_s", "aggregation from disk (s)"),
@@ -60,19 +62,24 @@ def frame(bench: pd.DataFrame, live: pd.DataFrame | None = None) -> pd.DataFrame
     return pd.concat(rows, ignore_index=True)
 
 
-def _palette(labels: list[str]) -> dict[str, str | tuple]:
-    pools = sorted((lab for lab in labels if lab != "OLH"), key=lambda s: int(s.split("=")[-1]))
-    colors = dict(zip(pools, series_colors(len(pools)) if pools else []))
-    if "OLH" in labels:
-        colors["OLH"] = method_style("OLH")["color"]
+def oracle_order(labels) -> list[str]:
+    """OLH first, then FLH by increasing pool size (the legend order of the chapter's figures)."""
+    return sorted(dict.fromkeys(labels), key=lambda s: (s != "OLH", int(s.split("=")[-1]) if "=" in s else 0))
+
+
+def oracle_palette(labels) -> dict[str, Any]:
+    """OLH in its book colour; the FLH pool sizes as a parameter series (light to dark with ``h``)."""
+    pools = [lab for lab in oracle_order(labels) if lab != "OLH"]
+    colors: dict[str, Any] = dict(zip(pools, series_colors(len(pools)) if pools else []))
+    colors["OLH"] = method_style("OLH")["color"]
     return colors
 
 
 def draw(data: pd.DataFrame):
     """The figure of :func:`frame`'s table: three log-log panels against ``n``."""
     use_style()
-    labels = sorted(data["oracle"].unique(), key=lambda s: (s != "OLH", int(s.split("=")[-1]) if "=" in s else 0))
-    palette = _palette(labels)
+    labels = oracle_order(data["oracle"])
+    palette = oracle_palette(labels)
     fig, axes = plt.subplots(1, 3, figsize=(FULL_WIDTH, 0.36 * FULL_WIDTH), layout="constrained")
     for ax, (panel, (_, ylabel)) in zip(axes, PANELS.items()):
         sub = data[data["panel"] == panel]
