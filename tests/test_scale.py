@@ -303,3 +303,20 @@ def test_group_assignment_drawn_in_blocks_is_the_same(n, monkeypatch):
     g2 = np.random.default_rng(n)
     np.testing.assert_array_equal(question.assign_groups(n, fr, rng=g2), whole)
     assert g1.bit_generator.state == g2.bit_generator.state
+
+
+@pytest.mark.slow
+def test_readme_scale_snippet_runs_and_leaves_no_file(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("## At scale", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    env = {k: v for k, v in os.environ.items() if k != "LDP_FIGURE_DIR"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert list(tmp_path.iterdir()) == []
+    assert "StoredReports(" in out.stdout and "HeavyHitterResult(protocol='PEM'" in out.stdout
