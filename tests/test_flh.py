@@ -98,6 +98,17 @@ def test_support_equals_every_report_tested(m, h, eps):
     np.testing.assert_array_equal(flh.finish_support(sum(flh.partial_support(p, cands) for p in parts), cands), got)
 
 
+@pytest.mark.parametrize("m,start", [(20, 5), (64, 2**32 - 6), (64, 2**40 + 3), (40, 2**33 - 2)])
+def test_support_of_consecutive_candidates(m, start):
+    """Runs of consecutive candidates take the kernel's incremental path: same supports as hashing each one."""
+    flh = FLH(1.5, m=m, pool_size=37, pool_seed=8)
+    T = np.random.default_rng(2).integers(0, 50, size=flh.tally_shape)
+    cands = np.arange(start, start + 23, dtype=np.uint64)
+    want = [int(T[np.arange(37), flh.hash(np.arange(37), np.full(37, c, dtype=np.uint64)).astype(np.int64)].sum())
+            for c in cands]
+    np.testing.assert_array_equal(flh.support_from_tally(T, cands), want)
+
+
 def _exact_tally_moments(flh, values, counts):
     """Mean and covariance of the tally: sum over values of Multinomial(N_v, pi_v), pi_v(j, y) = pmf[H_j(v)][y] / h."""
     h, dp = flh.tally_shape
@@ -152,21 +163,21 @@ def test_draw_tally_has_the_exact_law():
 
 def test_pool_variance_formula_against_simulation():
     """Over random pools, the extra variance of a never-held candidate's estimate is sum N_v^2 / (h (d' - 1))."""
-    eps, h = 2.0, 32
+    eps, h, pools = 2.0, 32, 1000
     counts = np.array([3000, 2000])
-    values = np.array([11, 22], dtype=np.uint64)
+    values = np.array([40503, 1877, 29861], dtype=np.uint64)  # unstructured (the family is linear: see the notes)
     est = []
     rng = np.random.default_rng(3)
-    for seed in range(400):
+    for seed in range(pools):
         flh = FLH(eps, m=16, pool_size=h, pool_seed=seed)
-        T = flh.draw_tally(values, counts, rng=rng)
-        s = flh.support_from_tally(T, np.array([33], dtype=np.uint64))[0]
+        T = flh.draw_tally(values[:2], counts, rng=rng)
+        s = flh.support_from_tally(T, values[2:])[0]
         est.append((s - counts.sum() * flh.q) / (flh.p - flh.q))
     flh = FLH(eps, m=16, pool_size=h)
     total = flh.variance(int(counts.sum())) + pool_variance(counts, h, flh.d_prime)
     var = np.var(est, ddof=1)
-    # the sample variance of 400 normal-ish draws is within ~5 * sqrt(2/399) relative
-    assert abs(var / total - 1) < Z * math.sqrt(2 / 399)
+    # the sample variance of `pools` normal-ish draws is within ~5 * sqrt(2 / (pools - 1)) relative
+    assert abs(var / total - 1) < Z * math.sqrt(2 / (pools - 1))
     assert pool_variance(counts, h, flh.d_prime) > 0.5 * flh.variance(int(counts.sum()))  # the pool term matters
 
 

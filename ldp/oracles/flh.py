@@ -65,7 +65,9 @@ pool adds to the variance of the count estimate ``(I_c - N q)/(p - q)``
 
 .. math:: \mathrm{Var}_{\mathrm{pool}} \approx \frac{\sum_{v \ne c} N_v^2}{h\,(d' - 1)}
 
-(:func:`pool_variance`) besides OLH's ``N q (1 - q)/(p - q)^2``.  The first
+(:func:`pool_variance`; for a 3-wise independent family: OLH's is linear, and
+values in arithmetic progression collide together, with a larger variance)
+besides OLH's ``N q (1 - q)/(p - q)^2``.  The first
 grows like ``N^2``, the second like ``N``: at a fixed pool size the pool term
 dominates for large groups of concentrated data, and ``h`` must grow with
 ``N`` to keep FLH's accuracy near OLH's.  The book's chapter on scale measures
@@ -147,7 +149,10 @@ def pool_variance(counts, pool_size: int, d_prime: int) -> float:
 
     For a candidate held by nobody; ``counts`` are the group's counts ``N_v``
     of the other values.  Over random pools; exact for a pool of independent
-    members of a 3-wise independent family, an approximation for ours (pairwise).
+    members of a 3-wise independent family, an approximation for OLH's family,
+    which is only pairwise independent and linear: for values in arithmetic
+    progression (``c - v = v - v'``) the collisions go together and the
+    variance is larger (``tests/test_flh.py`` checks the formula on unstructured values).
 
     Parameters
     ----------

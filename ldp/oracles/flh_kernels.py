@@ -54,15 +54,36 @@ def _part_small(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover - c
         s2 = 0
         s3 = 0
         base = 0
-        for j in range(h):
-            b = B[j]
-            a = A0[j]
-            e = A1[j]
-            s0 += flat[base + _cell(b + a * x0 + e * y0, dpu)]
-            s1 += flat[base + _cell(b + a * x1 + e * y1, dpu)]
-            s2 += flat[base + _cell(b + a * x2 + e * y2, dpu)]
-            s3 += flat[base + _cell(b + a * x3 + e * y3, dpu)]
-            base += dp
+        # four consecutive values (PEM's and TreeHist's extensions, a range of prefixes): the last chunk
+        # grows by one, so the hash word grows by its coefficient, u(x + 1) = u(x) + a (mod 2**64)
+        if C == 1:
+            run = w == 4 and x1 == x0 + 1 and x2 == x0 + 2 and x3 == x0 + 3
+        else:
+            run = (w == 4 and x1 == x0 and x2 == x0 and x3 == x0 and y1 == y0 + 1 and y2 == y0 + 2
+                   and y3 == y0 + 3)
+        if run:
+            S = A0 if C == 1 else A1
+            for j in range(h):
+                st = S[j]
+                u = B[j] + A0[j] * x0 + A1[j] * y0
+                s0 += flat[base + _cell(u, dpu)]
+                u += st
+                s1 += flat[base + _cell(u, dpu)]
+                u += st
+                s2 += flat[base + _cell(u, dpu)]
+                u += st
+                s3 += flat[base + _cell(u, dpu)]
+                base += dp
+        else:
+            for j in range(h):
+                b = B[j]
+                a = A0[j]
+                e = A1[j]
+                s0 += flat[base + _cell(b + a * x0 + e * y0, dpu)]
+                s1 += flat[base + _cell(b + a * x1 + e * y1, dpu)]
+                s2 += flat[base + _cell(b + a * x2 + e * y2, dpu)]
+                s3 += flat[base + _cell(b + a * x3 + e * y3, dpu)]
+                base += dp
         out[ci] = s0
         if w > 1:
             out[ci + 1] = s1
