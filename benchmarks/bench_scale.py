@@ -16,7 +16,7 @@ Usage::
     python benchmarks/bench_scale.py --n 1000000 --oracle OLH FLH:4096 --out /tmp/x.csv
 
 ``--oracle``: ``OLH`` (the paper's) or ``FLH:h`` (pool size h).  ``--out``: a CSV
-the rows are added to (rows of the same n, oracle and commit are replaced); each
+the rows are added to (a row of the same n and oracle is replaced: one row per setting); each
 row records the command, the commit, the machine and the load average before and
 after it (the machine may be shared: a loaded machine gives pessimistic times).
 The stores are written under ``--workdir`` (default: a temporary folder, deleted).
@@ -145,7 +145,7 @@ def _save(rows: list[dict], out: Path) -> None:
     new = pd.DataFrame(rows, columns=COLUMNS)
     if out.exists():
         old = pd.read_csv(out)
-        key = ["n", "oracle", "commit"]
+        key = ["n", "oracle"]  # one row per setting: a new measurement replaces the old one
         old = old[~old.set_index(key).index.isin(new.set_index(key).index)]
         new = pd.concat([old, new], ignore_index=True)
     new = new.sort_values(["oracle", "n", "date"], kind="stable")
