@@ -5,7 +5,9 @@
 #                    make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2'
 # Everything else is set up on demand from the package registries (PyPI, npm).
 #
-# Checks only (also the first step of make test): make lint (ruff, mypy, the layer contract)
+# Checks only (also the first step of make test): make lint (ruff, mypy, the layer contract,
+# the GitHub workflows)
+# Interactive: make lab (JupyterLab on notebooks/ with the ldp kernel). Releases: make dist.
 #
 # Variables: QUICK=1 (small settings), JOBS=2 (notebooks in parallel),
 #            PYTEST_WORKERS=2, PYTEST_ARGS='-m "not slow"', FORCE=1 (re-execute
@@ -52,22 +54,24 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book pdf citation lint test data rerun clean distclean
+.PHONY: help setup mathjax notebooks html book pdf citation lint test data rerun lab dist clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
 	@echo "make book QUICK=1  same with small, fast settings"
 	@echo "make pdf           the book as one PDF (LaTeX)     -> _build/latex/ldp-book.pdf"
-	@echo "make lint          ruff, mypy and the layer contract of ldp/ (lint-imports)"
+	@echo "make lint          ruff, mypy, the layer contract of ldp/ (lint-imports) and the GitHub workflows"
 	@echo "make test          make lint, quick book and PDF builds, then the whole test suite (pytest)"
 	@echo "make citation      validate CITATION.cff (cffconvert, in .venv-cff)"
 	@echo "make data          restore the AOL tally if missing or damaged (it ships in data/; see README)"
+	@echo "make lab           JupyterLab on the chapter notebooks (kernel ldp), on 127.0.0.1; LAB_ARGS='...' for more"
+	@echo "make dist          sdist and wheel of ldp-heavy-hitters into dist/, checked (twine check, versions)"
 	@echo "make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2' [OUT=dir]"
 	@echo "                   rerun one chapter with your values -> my-runs/NAME-HASH/"
 	@echo "                   (= .venv/bin/python -m ldp rerun; list a chapter's parameters:"
 	@echo "                   .venv/bin/python -m ldp rerun 06 --params)"
 	@echo "make clean         remove _build/ and _generated/ (keeps .venv, node_modules)"
-	@echo "make distclean     also remove .venv/, .venv-cff/, node_modules/ and the local MathJax"
+	@echo "make distclean     also remove .venv/, .venv-cff/, .venv-release/, dist/, node_modules/ and MathJax"
 
 # --- set-up ----------------------------------------------------------------
 # (Re)installs when requirements.txt or pyproject.toml change.
@@ -80,7 +84,10 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 	@echo "[setup] pip: the $$(grep -c '==' requirements.txt) pinned packages of requirements.txt into $(VENV)" \
 	    "(numpy, scipy, numba, pandas, papermill, jupyter-book, pytest, ...; only missing or changed ones are installed)"
 	@$(PIP_INSTALL_V) -r requirements.txt 2>&1 | $(PIP_FILTER)
-	@echo "[setup] pip: the ldp package itself, editable (pip install -e .)"
+	@echo "[setup] pip: the package itself, editable (pip install -e .: distribution ldp-heavy-hitters, import ldp)"
+	@# a distribution named "ldp" here is either this package under its old name (before 0.2.0) or
+	@# PyPI's unrelated ldp, which is also imported as ldp: either would shadow this one
+	@$(PY) -m pip uninstall --disable-pip-version-check -y -q ldp 2>/dev/null || true
 	@$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@echo "[setup] registering the Jupyter kernel 'ldp' (this venv's Python) for the notebooks"
 	@$(PY) -m ldp kernel >/dev/null  # ldp.rerun.ensure_kernel: the one kernel installation
@@ -105,20 +112,33 @@ $(CROSSCHECK_STAMP): requirements-crosscheck.txt $(SETUP_STAMP)
 	$(PIP_INSTALL) -r requirements-crosscheck.txt 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $@
 
-# cffconvert (validates CITATION.cff) in its own small venv: it pins jsonschema<4, which
-# the book's environment (jsonschema 4, for nbformat and Jupyter Book) cannot use.
+# A small venv of its own for a tool whose pinned dependencies clash with the book's environment:
+# $(call small_venv,VENV,REQUIREMENTS FILE,what it is for), the recipe of VENV's stamp file.
+define small_venv
+	@if [ ! -x "$(1)/bin/python" ]; then \
+	    command -v "$(PYTHON)" >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required; set PYTHON=...)" >&2; exit 1; }; \
+	    echo "[setup] creating $(1) with $(PYTHON)"; \
+	    "$(PYTHON)" -m venv "$(1)"; \
+	fi
+	@echo "[setup] pip: $(2) ($(3)) into $(1)"
+	$(1)/bin/python -m pip install --disable-pip-version-check --no-input --progress-bar off -q \
+	    -r $(2) 2>&1 | $(PIP_FILTER)
+	@touch $@
+endef
+
+# cffconvert (validates CITATION.cff): it pins jsonschema<4, which the book's environment
+# (jsonschema 4, for nbformat and Jupyter Book) cannot use.
 CFF_VENV ?= .venv-cff
 CFF_STAMP := $(CFF_VENV)/.ldp-cff.stamp
 $(CFF_STAMP): requirements-cff.txt
-	@if [ ! -x "$(CFF_VENV)/bin/python" ]; then \
-	    command -v "$(PYTHON)" >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required; set PYTHON=...)" >&2; exit 1; }; \
-	    echo "[setup] creating $(CFF_VENV) with $(PYTHON)"; \
-	    "$(PYTHON)" -m venv "$(CFF_VENV)"; \
-	fi
-	@echo "[setup] pip: requirements-cff.txt (cffconvert, validates CITATION.cff) into $(CFF_VENV)"
-	$(CFF_VENV)/bin/python -m pip install --disable-pip-version-check --no-input --progress-bar off -q \
-	    -r requirements-cff.txt 2>&1 | $(PIP_FILTER)
-	@touch $@
+	$(call small_venv,$(CFF_VENV),requirements-cff.txt,cffconvert validates CITATION.cff)
+
+# build and twine (make dist): twine's readme_renderer wants other docutils and markdown-it-py
+# versions than the book's environment pins.
+RELEASE_VENV ?= .venv-release
+RELEASE_STAMP := $(RELEASE_VENV)/.ldp-release.stamp
+$(RELEASE_STAMP): requirements-release.txt
+	$(call small_venv,$(RELEASE_VENV),requirements-release.txt,build and twine make and check the release files)
 
 # MathJax 3 from npm (pinned by package-lock.json), copied to book/_static/mathjax/.
 $(MATHJAX_STAMP): package.json package-lock.json scripts/fetch_mathjax.sh
@@ -162,11 +182,15 @@ citation: $(CFF_STAMP)
 
 # --- tests -----------------------------------------------------------------
 # Static checks, configured in pyproject.toml: ruff (style and errors), mypy (types of ldp/),
-# import-linter (the layer contract written in ldp/__init__.py; tests/test_layers.py runs it too).
+# import-linter (the layer contract written in ldp/__init__.py; tests/test_layers.py runs it too),
+# and the GitHub workflows, offline: GitHub's workflow schema (check-jsonschema's vendored copy)
+# and zizmor's security audits (pinned actions, permissions, template injection, ...).
 lint: setup
 	$(VENV)/bin/ruff check ldp tests scripts benchmarks
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache --no-logo
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(VENV)/bin/zizmor --offline --no-progress .github/workflows
 
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
@@ -193,6 +217,35 @@ rerun: setup
 	$(PY) -m ldp rerun "$$LDP_RERUN_NB" $(if $(call truthy,$(QUICK)),--quick) \
 	    $${LDP_RERUN_SET:+--set "$$LDP_RERUN_SET"} $${LDP_RERUN_OUT:+--out "$$LDP_RERUN_OUT"}
 
+# --- interactive reruns ------------------------------------------------------
+# make lab: JupyterLab on the chapter notebooks (the sources in notebooks/), the kernel `ldp` (this
+# venv's Python, registered by make setup), on 127.0.0.1 only, with a token. Figures a chapter
+# saves go to my-runs/lab/figures (not the book's _generated/figures) and are also shown in the
+# notebook. Nothing is fetched from elsewhere (no news, no update check, no extension
+# manager's index). As root (a container, CI) it says --allow-root. More options:
+# make lab LAB_ARGS='--no-browser --ServerApp.port=8899'
+LAB_ARGS ?=
+lab: export LDP_ROOT := $(CURDIR)
+lab: export LDP_FIGURE_DIR := $(CURDIR)/my-runs/lab/figures
+lab: export LDP_SHOW_FIGURES := 1
+lab: export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
+lab: setup
+	@echo "[lab] JupyterLab on notebooks/ with the kernel ldp; stop it with Ctrl-C (twice) in this terminal"
+	$(VENV)/bin/jupyter-lab --ServerApp.root_dir="$(CURDIR)/notebooks" --ServerApp.ip=127.0.0.1 \
+	    --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	    --LabApp.extension_manager=readonly $(if $(filter 0,$(shell id -u)),--ServerApp.allow_root=True) $(LAB_ARGS)
+
+# --- releases ----------------------------------------------------------------
+# make dist: the sdist and the wheel of ldp-heavy-hitters into dist/ (python -m build), checked
+# by twine (--strict) and scripts/release_check.py (file names, contents, and the version agreed
+# by pyproject.toml, ldp/__init__.py, CITATION.cff, .zenodo.json and CHANGELOG.md). The release
+# workflow (.github/workflows/release.yml) runs this on a tag.
+dist: $(RELEASE_STAMP)
+	rm -rf dist
+	$(RELEASE_VENV)/bin/python -m build --outdir dist .
+	$(RELEASE_VENV)/bin/twine check --strict dist/*
+	$(RELEASE_VENV)/bin/python scripts/release_check.py --dist dist
+
 # --- data ------------------------------------------------------------------
 # The AOL tally ships in data/; this restores it (download with pooch, sha256 verified) when
 # it was deleted or damaged, or puts a copy in $LDP_DATA_DIR. A verified copy: nothing to do.
@@ -204,4 +257,4 @@ clean:
 	rm -rf _build _generated
 
 distclean: clean
-	rm -rf $(VENV) $(CFF_VENV) node_modules book/_static/mathjax .pytest_cache
+	rm -rf $(VENV) $(CFF_VENV) $(RELEASE_VENV) dist node_modules book/_static/mathjax .pytest_cache

@@ -17,16 +17,20 @@ L8    ``figures``, ``plotting``, ``reporting``, ``rerun``, ``book``,
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
-L4    ``engines``: where the support counts come from (reports or counts)
-L3    ``core``: question and plan, candidates, selection, results, and the
-      ``Dataset`` tally type
+L4    ``client``: the user's device (a value and OS randomness in, wire
+      bytes out) and the wire format a server checks; ``engines``: where
+      the support counts come from (reports in memory, streamed from a
+      report store or counted on a dask cluster, or counts)
+L3    ``core``: question and plan, candidates, selection, results, the
+      ``Dataset`` tally type, protocol reports in memory and on disk
 L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
       the appendix, the Monte Carlo of the section 4.2.3 model
 L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, FLH, their p, q, d' and
       variance formulas (eqs. (1) and (3)) and kernels
-L0    ``values``, ``validation``, ``paths``, ``numeric``, ``reportfile``,
-      ``metrics``: m-bit values, argument checks, folders and the atomic
-      writer, the reports file format, the F1, NCR and squared-error metrics
+L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
+      ``reportfile``, ``metrics``: m-bit values, argument checks, folders
+      and the atomic writer, coin sources (seeded simulation or the OS's
+      CSPRNG), the reports file format, the F1, NCR and squared-error metrics
 ====  ======================================================================
 
 Besides the order: no import cycle between sibling modules anywhere; a
@@ -47,7 +51,8 @@ from .values import decode, encode
 
 _configure_numba_cache()  # an installed package keeps numba's kernel cache out of site-packages
 
-__version__ = "0.1.0"
+#: the package's version: the same in pyproject.toml, CITATION.cff, .zenodo.json and CHANGELOG.md
+__version__ = "0.2.0"
 
 # public name -> module that defines it (imported on first use)
 _LAZY = {
@@ -65,8 +70,8 @@ _LAZY = {
     "TreeHist": "ldp.protocols",
     "SFP": "ldp.protocols",
 }
-_SUBMODULES = {"values", "validation", "oracles", "analysis", "core", "engines", "protocols", "metrics",
-               "datasets", "experiments", "plotting"}
+_SUBMODULES = {"values", "validation", "randomness", "oracles", "analysis", "core", "client", "engines",
+               "protocols", "metrics", "datasets", "experiments", "plotting"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 

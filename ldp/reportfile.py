@@ -3,15 +3,30 @@
 Both kinds of reports files go through here: a frequency oracle's
 (:meth:`ldp.oracles.Reports.save`) and a heavy-hitter protocol's
 (:meth:`ldp.protocols.ProtocolReports.save`).  A file is a numpy ``.npz``
-archive (no pickled objects) holding the per-user arrays and one JSON string,
-``__meta__``, with the file's type, its format version, the parameters needed
-to read it back and a SHA-256 checksum of the arrays (name, dtype, shape and
-bytes of each).
+archive (no pickled objects, members stored uncompressed) holding the
+per-user arrays and one JSON string, ``__meta__``, with the file's type, its
+format version, the parameters needed to read it back and a SHA-256 checksum
+of the arrays (name, dtype, shape and bytes of each).
 
-:func:`read` refuses anything else with a :class:`ReportsFileError` that names
-the file and what is wrong with it: empty, not an ``.npz`` archive, truncated
-or damaged, not a reports file, the other kind of reports file, an older
-format, or arrays that do not match the checksum.
+:func:`read` checks before it reads: from the archive's central directory,
+every member is stored uncompressed (so no member can be larger than the
+file itself) and the metadata is at most :data:`MAX_META_BYTES`; then, given
+the metadata, the caller's ``expect`` names the members the file must have
+and their dtypes and row shapes, and every member's ``.npy`` header (the
+first bytes only) must declare exactly that, with a size in the directory
+that matches; the rows must fit the caller's bounds (e.g. at most the
+plan's ``n`` users).  Only then are the arrays read.  It refuses anything else
+with a :class:`ReportsFileError` that names the file and what is wrong with
+it: empty, not an ``.npz`` archive, truncated or damaged, not a reports file,
+the other kind of reports file, an older format, unknown or missing members,
+sizes the reports cannot need, or arrays that do not match the checksum.
+
+The checksum detects damage (a truncated download, a flipped bit), **not
+tampering**: it is an unkeyed SHA-256 that anyone can recompute after
+editing the arrays, so it authenticates nothing.  Whoever may send files to
+an aggregator must be trusted, or the files signed by other means; the
+aggregator's checks (:meth:`ldp.protocols.HeavyHitterProtocol.aggregator`)
+keep a file from doing more than what honest-looking reports can do.
 """
 from __future__ import annotations
 
@@ -21,7 +36,7 @@ import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +44,8 @@ import numpy as np
 
 from .paths import atomic_path
 
-__all__ = ["ReportsFileError", "ORACLE_REPORTS", "PROTOCOL_REPORTS", "FORMAT", "checksum", "write", "read",
-           "inconsistent"]
+__all__ = ["ReportsFileError", "ORACLE_REPORTS", "PROTOCOL_REPORTS", "FORMAT", "MAX_META_BYTES", "checksum", "write",
+           "read", "inconsistent", "Expected"]
 
 #: ``type`` of a frequency oracle's reports file
 ORACLE_REPORTS = "ldp.oracle-reports"
@@ -45,6 +60,11 @@ _DESCRIBE = {
 }
 _ZIP_MAGIC = b"PK\x03\x04"
 _META = "__meta__"
+#: the largest metadata member read (its declared size, from the archive's directory): 64 MiB
+MAX_META_BYTES = 64 * 2**20
+#: what a caller expects of the members, given the metadata: ``{name: (dtype, row shape)}`` and a check of
+#: the rows each member declares (raises :class:`ReportsFileError`), or ``None`` for no check
+Expected = tuple[dict[str, tuple[np.dtype, tuple[int, ...]]], Callable[[dict[str, int]], None] | None]
 # what numpy, zipfile and json raise on a damaged archive
 _DAMAGE = (zipfile.BadZipFile, EOFError, zlib.error, ValueError, KeyError, struct.error, UnicodeDecodeError,
            SyntaxError, TypeError, IndexError, OSError, NotImplementedError)
@@ -96,8 +116,44 @@ def _damaged(path, err: BaseException) -> ReportsFileError:
     return ReportsFileError(path, f"is truncated or damaged ({detail})")
 
 
-def read(path, kind: str) -> tuple[dict, dict[str, np.ndarray]]:
+def _open_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo):
+    """The member's stream positioned after its ``.npy`` header, and the header: ``(fh, shape, dtype, offset)``."""
+    fh = zf.open(info)
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version in ((2, 0), (3, 0)):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:  # pragma: no cover - read_magic refuses other versions
+        raise ValueError(f"unknown .npy format version {version}")
+    if fortran:
+        raise ValueError(f"member {info.filename!r} is stored in Fortran order, which reports files never are")
+    return fh, tuple(shape), np.dtype(dtype), fh.tell()
+
+
+def _stored(p: Path, info: zipfile.ZipInfo) -> None:
+    if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
+        raise ReportsFileError(p, f"has a compressed member {info.filename!r} (declared {info.file_size:,} bytes, "
+                                  f"{info.compress_size:,} compressed); reports files store their arrays "
+                                  f"uncompressed, so a member can never be larger than the file")
+
+
+def read(path, kind: str, *, expect: Callable[[dict], Expected] | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """The metadata and arrays of a reports file of type ``kind``, after every check.
+
+    Parameters
+    ----------
+    path : path-like
+    kind : str
+        :data:`ORACLE_REPORTS` or :data:`PROTOCOL_REPORTS`.
+    expect : callable, optional
+        Given the metadata, the members the file must hold (besides the
+        metadata), as ``{name: (dtype, row shape)}`` (each member an array of
+        shape ``(rows, *row shape)``), and a function checking the rows each
+        declares (``{name: rows}``; it raises :class:`ReportsFileError`).  It is
+        called before any array is read; every member's header and declared
+        size are checked against it.  ``None``: the members are read as they
+        are (only the stored-uncompressed and metadata-size checks apply).
 
     Raises
     ------
@@ -114,24 +170,24 @@ def read(path, kind: str) -> tuple[dict, dict[str, np.ndarray]]:
     if head != _ZIP_MAGIC:
         raise ReportsFileError(p, "is not a reports file (not an .npz archive written by save())")
     try:
-        with np.load(p, allow_pickle=False) as f:
-            if _META not in f.files:
+        with zipfile.ZipFile(p) as zf:
+            infos = {info.filename.removesuffix(".npy"): info for info in zf.infolist()}
+            if len(infos) != len(zf.infolist()):
+                raise ReportsFileError(p, "has two members of the same name")
+            meta_info = infos.get(_META)
+            if meta_info is None:
                 raise ReportsFileError(p, "is an .npz archive but not a reports file (it has no ldp metadata)")
-            meta = json.loads(str(f[_META]))
-            if not isinstance(meta, dict):
-                raise ReportsFileError(p, "is not a reports file (its metadata is not a JSON object)")
-            ftype = meta.get("type")
-            if ftype is None and meta.get("format") == 1:
-                raise ReportsFileError(p, "was written by an older version of ldp (reports format 1, without "
-                                          "checksum); privatize the values again to get a current file")
-            if ftype not in _DESCRIBE:
-                raise ReportsFileError(p, f"is not a reports file (unknown type {ftype!r})")
-            if ftype != kind:
-                raise ReportsFileError(p, f"holds {_DESCRIBE[ftype]}, not {_DESCRIBE[kind].split(' (')[0]}")
-            if meta.get("format") != FORMAT:
-                raise ReportsFileError(p, f"has reports format {meta.get('format')!r}; this version of ldp "
-                                          f"reads format {FORMAT}")
-            arrays = {name: f[name] for name in f.files if name != _META}
+            _stored(p, meta_info)
+            if meta_info.file_size > MAX_META_BYTES:
+                raise ReportsFileError(p, f"declares {meta_info.file_size:,} bytes of metadata, more than the "
+                                          f"{MAX_META_BYTES:,} a reports file may have")
+            with zf.open(meta_info) as mf:
+                raw = np.lib.format.read_array(mf, allow_pickle=False)
+            if raw.dtype.kind != "U" or raw.shape != ():
+                raise ReportsFileError(p, "is not a reports file (its metadata is not one JSON string)")
+            meta = json.loads(str(raw))
+            _check_meta(p, meta, kind)
+            arrays = _read_arrays(p, zf, infos, expect(meta) if expect is not None else None)
     except ReportsFileError:
         raise
     except (FileNotFoundError, PermissionError, IsADirectoryError):
@@ -139,8 +195,82 @@ def read(path, kind: str) -> tuple[dict, dict[str, np.ndarray]]:
     except _DAMAGE as err:
         raise _damaged(p, err) from err
     if meta.get("sha256") != checksum(arrays):
-        raise ReportsFileError(p, "does not match its checksum: its arrays were damaged or edited after saving")
+        raise ReportsFileError(p, "does not match its checksum: its arrays were damaged or edited after saving "
+                                  "(the checksum detects damage only: anyone can recompute it)")
     return meta, arrays
+
+
+def _check_meta(p: Path, meta, kind: str) -> None:
+    if not isinstance(meta, dict):
+        raise ReportsFileError(p, "is not a reports file (its metadata is not a JSON object)")
+    ftype = meta.get("type")
+    if ftype is None and meta.get("format") == 1:
+        raise ReportsFileError(p, "was written by an older version of ldp (reports format 1, without "
+                                  "checksum); privatize the values again to get a current file")
+    if ftype not in _DESCRIBE:
+        raise ReportsFileError(p, f"is not a reports file (unknown type {ftype!r})")
+    if ftype != kind:
+        raise ReportsFileError(p, f"holds {_DESCRIBE[ftype]}, not {_DESCRIBE[kind].split(' (')[0]}")
+    if meta.get("format") != FORMAT:
+        raise ReportsFileError(p, f"has reports format {meta.get('format')!r}; this version of ldp "
+                                  f"reads format {FORMAT}")
+
+
+def _read_arrays(p: Path, zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo],
+                 expected: Expected | None) -> dict[str, np.ndarray]:
+    """Check every member (directory, header, declared size) against ``expected``, then read them all."""
+    names = [n for n in infos if n != _META]
+    for name in names:
+        _stored(p, infos[name])
+    if expected is not None:
+        want, check_rows = expected
+        unknown = sorted(set(names) - set(want))
+        missing = sorted(set(want) - set(names))
+        if unknown:
+            info = infos[unknown[0]]
+            raise ReportsFileError(p, f"has member(s) a reports file of this content never holds: "
+                                      f"{', '.join(repr(u) for u in unknown[:5])} ({info.file_size:,} bytes declared)")
+        if missing:
+            raise ReportsFileError(p, f"lacks the member(s) {', '.join(repr(m) for m in missing[:5])} its "
+                                      f"metadata requires")
+    headers = {}
+    for name in names:
+        fh, shape, dtype, offset = _open_member(zf, infos[name])
+        fh.close()
+        if dtype.hasobject:
+            raise ReportsFileError(p, "is truncated or damaged (it holds pickled Python objects, which reports "
+                                      "files never contain)")
+        if not shape:
+            raise ReportsFileError(p, f"has a member {name!r} that is not a per-user array (shape ())")
+        if expected is not None:
+            dt, row = expected[0][name]
+            if dtype != dt or shape[1:] != tuple(row):
+                raise ReportsFileError(p, f"has a member {name!r} of {dtype} {shape}, where the reports need "
+                                          f"{np.dtype(dt)} arrays of shape (n, {', '.join(map(str, row))})"
+                                          .replace(", )", ")"))
+        size = offset + int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if infos[name].file_size != size:
+            raise ReportsFileError(p, f"has a member {name!r} whose declared size ({infos[name].file_size:,} "
+                                      f"bytes) is not what its header says it holds ({size:,} bytes)")
+        headers[name] = shape[0]
+    if expected is not None and expected[1] is not None:
+        expected[1](headers)
+    arrays = {}
+    for name in names:
+        fh, shape, dtype, _ = _open_member(zf, infos[name])
+        with fh:
+            arr = np.empty(shape, dtype=dtype)
+            view = arr.reshape(-1).view(np.uint8).data
+            got = 0
+            while got < view.nbytes:
+                k = fh.readinto(view[got:])
+                if not k:
+                    raise EOFError(f"member {name!r} ends early")
+                got += k
+            if fh.read(1):  # pragma: no cover - the declared size was checked
+                raise ValueError(f"member {name!r} is longer than its header says")
+            arrays[name] = arr
+    return arrays
 
 
 def inconsistent(path, err: BaseException) -> ReportsFileError:

@@ -12,14 +12,28 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = ["check_epsilon", "check_epsilons", "check_int", "check_real", "check_fraction", "check_frequencies",
-           "check_population", "check_pq", "check_rng", "EXP_MAX_EPSILON"]
+           "check_population", "check_pq", "check_rng", "EXP_MAX_EPSILON", "MIN_EPSILON"]
 
 #: the largest epsilon whose e**epsilon is a finite double (about 709.78)
 EXP_MAX_EPSILON = math.log(sys.float_info.max)
+#: the smallest epsilon accepted, ``2**-50`` (about 8.9e-16): the smallest power of two at which every
+#: oracle's ``p`` and ``q`` differ in float64.  Below it ``e**epsilon`` is so close to 1 that they round to
+#: the same double for some oracle (GRR and OLH below ``2**-52``, OUE's ``q = 1/(e**eps + 1)`` below
+#: ``2**-51``, CMS's flip probability ``1/(e**(eps/2) + 1)`` below ``7 * 2**-53``), and the estimate
+#: ``(I - n q) / (p - q)`` divides by zero (``tests/test_input_errors.py`` checks both sides).
+MIN_EPSILON = 2.0**-50
+_MIN_WHY = (f"epsilon must be at least 2**-50 = {MIN_EPSILON:.3g}, the smallest power of two at which every "
+            "oracle's support probabilities p and q differ in float64; below it e**epsilon rounds so close to 1 "
+            "that p = q and the estimates divide by zero")
 
 
 def check_epsilon(epsilon, name: str = "epsilon", *, hi: float | None = None, why: str = "") -> float:
-    """A privacy budget: a finite real number > 0 (and at most ``hi`` when given).
+    """A privacy budget: a finite real number, at least :data:`MIN_EPSILON` (and at most ``hi`` when given).
+
+    :data:`MIN_EPSILON` is ``2**-50``, about ``8.9e-16``: the smallest power
+    of two at which the support probabilities ``p`` and ``q`` of every oracle
+    differ in float64 (below it some oracle has ``p == q`` and its estimates
+    divide by zero); the error for a smaller positive value says so.
 
     Parameters
     ----------
@@ -40,6 +54,8 @@ def check_epsilon(epsilon, name: str = "epsilon", *, hi: float | None = None, wh
     e = float(epsilon)
     if not math.isfinite(e) or e <= 0 or (hi is not None and e > hi):
         raise ValueError(f"{name} must be a finite real number {rng}{reason}, got {epsilon!r}")
+    if e < MIN_EPSILON:
+        raise ValueError(_MIN_WHY.replace("epsilon must", f"{name} must", 1) + f"; got {epsilon!r}")
     return e
 
 
@@ -54,6 +70,8 @@ def check_epsilons(epsilon, name: str = "epsilon") -> np.ndarray:
     a = np.asarray(epsilon, dtype=float)
     if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(f"{name} must be finite real numbers > 0, got {epsilon!r}")
+    if np.any(a < MIN_EPSILON):
+        raise ValueError(_MIN_WHY.replace("epsilon must", f"{name} must", 1) + f"; got {epsilon!r}")
     return a
 
 
@@ -142,14 +160,40 @@ def check_frequencies(freqs, name: str = "frequencies", *, atol: float = 1e-9) -
     return f
 
 
-def check_rng(rng) -> np.random.Generator:
-    """SPEC 7: None, an int seed, a SeedSequence, a BitGenerator or a Generator.
+_RNG_KINDS = ("None, a non-negative integer seed (or a sequence of them), a numpy SeedSequence, BitGenerator "
+              "or Generator")
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """SPEC 7: None, a non-negative int seed, a SeedSequence, a BitGenerator or a Generator.
 
     A ``SeedSequence`` is copied first, so spawning inside a call never
     advances the caller's sequence: passing the same ``SeedSequence`` twice
     gives the same result, like passing the same int seed.  A ``Generator``
-    is used as it is (its state advances, as SPEC 7 intends).
+    is used as it is (its state advances, as SPEC 7 intends).  A non-empty
+    sequence of non-negative ints is a seed too (numpy's own rule).
+
+    Raises
+    ------
+    TypeError
+        A ``bool`` (``True`` is not the seed 1), a float, a string or any
+        other object; the message names ``name`` and the accepted kinds.
+    ValueError
+        A negative seed.
     """
+    if isinstance(rng, (np.random.Generator, np.random.BitGenerator)) or rng is None:
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {_RNG_KINDS}; got the bool {rng!r} (True is not a seed)")
+    if isinstance(rng, Integral):
+        if int(rng) < 0:
+            raise ValueError(f"{name} must be a non-negative integer seed, got {int(rng)}")
+    elif not isinstance(rng, np.random.SeedSequence):
+        seq = np.asarray(rng) if isinstance(rng, (list, tuple, np.ndarray)) else None
+        if seq is None or seq.ndim != 1 or seq.size == 0 or seq.dtype.kind not in "iu":
+            raise TypeError(f"{name} must be {_RNG_KINDS}; got {rng!r} ({type(rng).__name__})")
+        if seq.min() < 0:
+            raise ValueError(f"{name} as a sequence of seeds must hold non-negative integers, got {rng!r}")
     if isinstance(rng, np.random.SeedSequence):
         rng = np.random.SeedSequence(rng.entropy, spawn_key=rng.spawn_key, pool_size=rng.pool_size,
                                      n_children_spawned=rng.n_children_spawned)

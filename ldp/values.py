@@ -79,6 +79,7 @@ def n_chunks(m: int) -> int:
 
 
 def value_width_error(name: str, m: int) -> ValueError:
+    """The error for an array ``name`` holding a value of more than ``m`` bits (returned, not raised)."""
     return ValueError(f"{name} must hold values in [0, 2**{m}) (m = {m} bits); found a wider value")
 
 
@@ -387,8 +388,21 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
 
     Raises
     ------
+    TypeError
+        An item that is not a ``str`` or ``bytes`` (an integer, say: ``bytes(5)``
+        would silently be five NUL bytes).
     ValueError
         A string longer than ``nbytes`` bytes (UTF-8) and ``truncate=False``.
+
+    Examples
+    --------
+    >>> values = encode(["google", "yahoo"], nbytes=6)       # m = 48 bits
+    >>> values.dtype, len(values)
+    (dtype('uint64'), 2)
+    >>> decode(values, nbytes=6)
+    ['google', 'yahoo']
+    >>> prefix(values, 48, 8) == encode(["g", "y"], nbytes=1)  # the first byte is the 8-bit prefix
+    array([ True,  True])
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or not 1 <= nbytes <= MAX_BITS // 8:
         raise ValueError(f"nbytes must be an integer in [1, {MAX_BITS // 8}], got {nbytes!r}")
@@ -397,7 +411,13 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
         raise TypeError("strings must be an iterable of str or bytes, not a single string")
     raw = []
     for i, s in enumerate(strings):
-        b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+        if isinstance(s, str):
+            b = s.encode("utf-8")
+        elif isinstance(s, (bytes, bytearray, memoryview)):
+            b = bytes(s)
+        else:  # bytes(5) would be five NUL bytes, bytes(10**12) a MemoryError
+            raise TypeError(f"strings[{i}] must be a str or bytes, got {type(s).__name__} {s!r:.40}; "
+                            f"integer values need no encoding (pass them to privatize as they are)")
         if len(b) > nbytes and not truncate:
             raise ValueError(f"strings[{i}] = {s!r} is {len(b)} bytes long (UTF-8), more than nbytes = {nbytes}; "
                              f"pass truncate=True to keep its first {nbytes} bytes (strings that share them "

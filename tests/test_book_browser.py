@@ -163,7 +163,8 @@ const visibleText = (root) => {
        .forEach((el) => el.remove());
   return clone.textContent;
 };
-const imgs = article ? Array.from(article.querySelectorAll('img')) : [];
+// images a reader sees: not those of a closed menu (the launch buttons' logos in the header)
+const imgs = article ? Array.from(article.querySelectorAll('img')).filter((im) => !im.closest('.dropdown-menu')) : [];
 const figSvgs = article ? Array.from(article.querySelectorAll('figure svg, .cell_output svg'))
                                 .filter((s) => !s.closest('mjx-container')) : [];
 const mathNodes = article ? article.querySelectorAll('.math') : [];

@@ -50,12 +50,13 @@ def test_index_is_public_and_independent_of_the_value():
     i3, k3, r3 = flh.draw_noise(1000, rng=1, public_rng=4)
     assert np.array_equal(i1, i2) and not np.array_equal(i1, i3)
     assert np.array_equal(k1, k3) and np.array_equal(r1, r3) and not np.array_equal(k1, k2)
-    # default public stream: a child spawned from rng, not rng's own stream
-    d_idx, d_keep, d_r = flh.draw_noise(1000, rng=7)
+    # default public stream: a child spawned from rng (ldp.randomness.coin_sources), not rng's own stream
+    default = flh.draw_noise(1000, rng=7)
     gen = np.random.default_rng(7)
     child = gen.spawn(1)[0]
-    assert np.array_equal(d_idx, child.integers(0, 300, size=1000, dtype=np.uint16))
-    assert np.array_equal(d_keep, gen.random(1000) < flh.p)
+    explicit = flh.draw_noise(1000, rng=gen, public_rng=child)
+    assert all(np.array_equal(a, b) for a, b in zip(default, explicit))
+    assert not np.array_equal(default[0], flh.draw_noise(1000, rng=7, public_rng=7)[0])
     a = flh.privatize(np.zeros(1000, dtype=np.uint64), rng=3)
     b = flh.privatize(np.full(1000, 2**64 - 1, dtype=np.uint64), rng=3)
     assert np.array_equal(a.index, b.index) and not np.array_equal(a.y, b.y)

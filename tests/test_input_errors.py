@@ -200,3 +200,72 @@ def test_wrong_kind_of_file(tmp_path):
     with zipfile.ZipFile(tmp_path / "plain.zip", "w") as z:
         z.writestr("a.txt", "hello")
     _refused(ProtocolReports.load, tmp_path / "plain.zip", r"not a reports file|truncated or damaged")
+
+
+# ---------------------------------------------------------------------------
+# the smallest epsilon, rng, encode, plan(n): every error before work, naming the parameter
+# ---------------------------------------------------------------------------
+ALL_ORACLES = [lambda e: GRR(e, 2), lambda e: GRR(e, 2**40), lambda e: OLH(e, m=16), lambda e: BLH(e, m=16),
+               lambda e: OUE(e, 2), lambda e: OUE(e, 2**20), lambda e: ldp.HR(e, m=16),
+               lambda e: ldp.HR(e, m=16, blocks=1), lambda e: ldp.CMS(e, m=16, width=2),
+               lambda e: ldp.CMS(e, m=16, width=2**16)]
+
+
+def test_the_smallest_epsilon_is_where_p_and_q_differ():
+    from ldp.validation import MIN_EPSILON
+
+    assert MIN_EPSILON == 2.0**-50
+    for make in ALL_ORACLES:  # at the bound and above, every oracle's p and q differ in float64
+        for e in (MIN_EPSILON, 3 * MIN_EPSILON, 1e-10, 1e-3):
+            o = make(e)
+            assert o.p > o.q, (o, e)
+    # just below it they do not all differ: at 2**-51 CMS's flip probability 1/(e^(eps/2) + 1) rounds to 1/2,
+    # so p = q = 1/2; at 2**-52 OUE's q = 1/(e^eps + 1) is 1/2 = p too
+    assert 1.0 / (math.sqrt(math.exp(2.0**-51)) + 1.0) == 0.5 and 1.0 / (math.exp(2.0**-52) + 1.0) == 0.5
+    for bad in (1e-17, 2.0**-51, float(np.nextafter(MIN_EPSILON, 0))):
+        for make in (ALL_ORACLES[2], lambda e: ldp.PEM(e, 16, 64)):
+            with pytest.raises(ValueError, match=r"epsilon must be at least 2\*\*-50 = 8\.88e-16, the smallest "
+                                                 r"power of two at which every oracle's support probabilities p "
+                                                 r"and q differ in float64"):
+                make(bad)
+
+
+@pytest.mark.parametrize("rng, kind, match", [
+    (True, TypeError, r"rng must be None, a non-negative integer seed .* got the bool True \(True is not a seed\)"),
+    (1.5, TypeError, r"rng must be None, a non-negative integer seed .*; got 1\.5 \(float\)"),
+    (-1, ValueError, r"rng must be a non-negative integer seed, got -1"),
+    ("7", TypeError, r"rng must be .*; got '7' \(str\)"),
+    ([1, -2], ValueError, r"rng as a sequence of seeds must hold non-negative integers"),
+])
+def test_rng_is_checked_and_named(rng, kind, match):
+    with pytest.raises(kind, match=match):
+        OLH(2.0, m=16).privatize(np.arange(3, dtype=np.uint64), rng=rng)
+    with pytest.raises(kind, match=match):
+        ldp.PEM(2.0, 4, 16).plan(100, rng=rng)
+    with pytest.raises(kind, match=match.replace("rng", "public_rng", 1)):
+        OLH(2.0, m=16).draw_noise(3, rng=0, public_rng=rng)
+
+
+def test_numpy_seeds_still_work():
+    for rng in (None, 0, np.int64(3), np.uint64(5), [1, 2], np.random.SeedSequence(4), np.random.PCG64(1),
+                np.random.default_rng(2)):
+        OLH(2.0, m=16).privatize(np.arange(3, dtype=np.uint64), rng=rng)
+
+
+def test_encode_refuses_what_is_not_text():
+    with pytest.raises(TypeError, match=r"strings\[0\] must be a str or bytes, got int 5"):
+        ldp.encode([5], 6)
+    with pytest.raises(TypeError, match=r"strings\[1\] must be a str or bytes, got int 1000000000000"):
+        ldp.encode(["ok", 10**12], 6)  # was a bare MemoryError (bytes(10**12))
+    assert ldp.decode(ldp.encode([b"ab", bytearray(b"cd"), "ef"], 2), 2) == ["ab", "cd", "ef"]
+
+
+def test_plan_n_is_bounded_by_what_a_plan_represents():
+    from ldp.core import MAX_USERS
+
+    pem = ldp.PEM(2.0, 16, 64)
+    for n in (2**70, MAX_USERS + 1, 10**12):
+        with pytest.raises(ValueError, match=r"n must be an integer in \[1, 4294967296\], got \d+"):
+            pem.plan(n)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        pem.plan(1e6)

@@ -1,12 +1,13 @@
 """`pip install` of the wheel gives a working library that writes nothing into its installed files.
 
-Builds the wheel from a copy of the package sources (so the checkout gets no
-``build/`` folder), installs it with its declared dependencies into a fresh
-virtual environment (versions constrained to ``requirements.txt``, so pip's
-cache serves them), and runs a heavy-hitter protocol, a small experiment grid
-and a figure from an empty working folder.  Nothing may be written into
-``site-packages``: results go to the per-user cache, figures under the working
-folder, numba's compiled kernels to numba's per-user cache.
+The distribution is ``ldp-heavy-hitters`` (PyPI's ``ldp`` is an unrelated package that is
+also imported as ``ldp``); the import package is ``ldp``. Builds the wheel from a copy of the
+package sources (so the checkout gets no ``build/`` folder), installs it with its declared
+dependencies into a fresh virtual environment (versions constrained to ``requirements.txt``,
+so pip's cache serves them), checks that ``import ldp`` is this distribution, and runs a
+heavy-hitter protocol, a small experiment grid and a figure from an empty working folder.
+Nothing may be written into ``site-packages``: results go to the per-user cache, figures
+under the working folder, numba's compiled kernels to numba's per-user cache.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = r'''
 import json
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +35,9 @@ import ldp
 from ldp import datasets, experiments, paths
 
 out = {"ldp_file": ldp.__file__, "source_checkout": str(paths.source_checkout()),
-       "cache_dir": str(paths.cache_dir())}
+       "cache_dir": str(paths.cache_dir()), "version": ldp.__version__,
+       "dist_version": metadata.version("ldp-heavy-hitters"),
+       "dist_of_ldp": metadata.packages_distributions().get("ldp", [])}
 data = datasets.zipf(20_000, m=16, rng=0)
 pem = ldp.PEM(2.0, 4, 16, query_limit=2**12)
 result = pem.run(data, rng=1)                       # the protocol engine: compiles the OLH kernel
@@ -74,7 +79,10 @@ def test_wheel_installs_and_writes_nothing_into_site_packages(tmp_path):
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-q",
                   "-w", dist, src])
     assert built.returncode == 0, built.stderr
-    (wheel,) = dist.glob("ldp-*.whl")
+    (wheel,) = dist.glob("*.whl")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "ldp-heavy-hitters"
+    assert wheel.name.startswith(f"ldp_heavy_hitters-{project['version']}-"), wheel.name
 
     # 2. a fresh virtual environment with the wheel and its declared dependencies
     venv = tmp_path / "venv"
@@ -102,6 +110,9 @@ def test_wheel_installs_and_writes_nothing_into_site_packages(tmp_path):
     assert ran.returncode == 0, ran.stderr
     out = __import__("json").loads(ran.stdout.split("RESULT ", 1)[1])
     assert Path(out["ldp_file"]).is_relative_to(site)
+    # installed under its own name, and `import ldp` is this package (no other distribution provides it)
+    assert out["dist_version"] == out["version"] == project["version"]
+    assert out["dist_of_ldp"] == ["ldp-heavy-hitters"]
     assert out["source_checkout"] == "None"
     assert out["pem_found"] == 4 and out["pem"].startswith("HeavyHitterResult(")
     assert out["grid_rows"] == 2 * 2 * 2  # 2 protocols x 2 epsilons x 2 repetitions

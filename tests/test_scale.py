@@ -290,21 +290,6 @@ def test_partial_supports_add_up_for_every_oracle():
         np.testing.assert_array_equal(o.finish_support(acc, cands), o.support(r, cands))
 
 
-@pytest.mark.parametrize("n", [2, 999, 1000, 1001, 1002, 2001, 5003])
-def test_group_assignment_drawn_in_blocks_is_the_same(n, monkeypatch):
-    """assign_groups draws its n - 1 raw numbers a block at a time (bounded memory): same labels, same rng state."""
-    from ldp.core import question
-
-    fr = (0.25, 0.25, 0.5)
-    monkeypatch.setattr(question, "_RAW_BLOCK", 10**9)
-    g1 = np.random.default_rng(n)
-    whole = question.assign_groups(n, fr, rng=g1)
-    monkeypatch.setattr(question, "_RAW_BLOCK", 1000)
-    g2 = np.random.default_rng(n)
-    np.testing.assert_array_equal(question.assign_groups(n, fr, rng=g2), whole)
-    assert g1.bit_generator.state == g2.bit_generator.state
-
-
 @pytest.mark.slow
 def test_readme_scale_snippet_runs_and_leaves_no_file(tmp_path):
     import re

@@ -9,12 +9,16 @@ A Sphinx extension (listed in ``_config.yml``). The directive ::
 shows the entry ``preferred-citation`` of the repository's ``CITATION.cff`` (or
 ``references/0``, the first of ``references``) as a BibTeX code block with the given
 citation key, so the cite page cannot drift from ``CITATION.cff``. A change to
-``CITATION.cff`` re-reads the page.
+``CITATION.cff`` re-reads the page. With the flag ``:this-copy:`` the entry is the copy of
+the book being built: the package's entry with the commit it was built from, its build date
+and the repository address at that commit (from ``book/_ext/ldp_provenance.py``), generated
+anew on every build.
 
 ``cffconvert -f bibtex`` exports only the top-level metadata, always under the key
 ``YourReferenceHere``; this converter handles the fields this project's file uses
 (authors as persons or entities, title, year or date, version, journal, volume, issue,
-pages, DOI, arXiv identifier, URL or repository) and fails on an entry type it does not know.
+pages, DOI, arXiv identifier, URL or repository, notes) and fails on an entry type it does
+not know.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ ENTRY_TYPES = {
     "report": "techreport",
     "thesis": "phdthesis",
     "generic": "misc",
+    "data": "dataset",  # biblatex's entry type for data sets
 }
 _SPECIAL = re.compile(r"([&%$#_])")
 _ARXIV = re.compile(r"^arxiv:\s*(\S+)$", re.I)
@@ -129,16 +134,37 @@ def bibtex(entry: dict[str, Any], key: str) -> str:
     url = entry.get("url") or entry.get("repository-code")
     if url:
         fields.append(("url", url))
+    if entry.get("notes"):
+        fields.append(("note", _escape(entry["notes"])))
     width = max(len(name) for name, _ in fields)
     body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields)
     return f"@{ENTRY_TYPES[kind]}{{{key},\n{body}\n}}"
 
 
+def this_copy(entry: dict[str, Any], info: Any) -> dict[str, Any]:
+    """The package's entry for one built copy: its commit, build date and address at that commit.
+
+    ``info`` is the build's :class:`ldp_provenance.BuildInfo` (``commit``, ``dirty``,
+    ``built``, ``version``, ``url(kind)``). The version is the one the build read from
+    ``pyproject.toml``; a copy built from uncommitted changes says so.
+    """
+    copy = dict(entry)
+    copy.pop("date-released", None)
+    copy["year"] = str(info.built.year)
+    copy["version"] = info.version
+    commit = info.commit or "unknown"
+    state = " with uncommitted changes" if info.commit and info.dirty else ""
+    copy["notes"] = f"Version {info.version}, commit {commit}{state}, built {info.built.strftime('%Y-%m-%d')}"
+    if info.commit and info.repository_url:
+        copy["url"] = info.url("tree")
+    return copy
+
+
 class CffBibtex(SphinxDirective):
-    """``{cff-bibtex} WHERE`` with ``:key: KEY``: a BibTeX code block from CITATION.cff."""
+    """``{cff-bibtex} WHERE`` with ``:key: KEY`` (and ``:this-copy:``): a BibTeX code block from CITATION.cff."""
 
     required_arguments = 1
-    option_spec = {"key": directives.unchanged_required}
+    option_spec = {"key": directives.unchanged_required, "this-copy": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         path = Path(self.env.app.confdir) / self.config.ldp_citation_file
@@ -146,7 +172,14 @@ class CffBibtex(SphinxDirective):
         if "key" not in self.options:
             raise self.error("cff-bibtex: the option :key: (the BibTeX citation key) is required")
         try:
-            text = bibtex(select(load_cff(path), self.arguments[0]), self.options["key"])
+            entry = select(load_cff(path), self.arguments[0])
+            if "this-copy" in self.options:
+                info = getattr(self.env.app, "ldp_build_info", None)
+                if info is None:
+                    raise CitationError(":this-copy: needs the extension ldp_provenance (the build's commit)")
+                self.env.note_reread()  # the commit and the date change with every build
+                entry = this_copy(entry, info)
+            text = bibtex(entry, self.options["key"])
         except (OSError, yaml.YAMLError, CitationError) as exc:
             raise self.error(f"cff-bibtex: {path.name}: {exc}") from exc
         block = nodes.literal_block(text, text, language="bibtex")

@@ -225,6 +225,24 @@ def _on_html_page_context(app: Sphinx, pagename: str, templatename: str, context
     context["theme_extra_footer"] = static + footer_html(app, pagename, context["pathto"])
 
 
+def _on_launch_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Launch buttons (Binder, Colab) open a chapter's source notebook in the repository.
+
+    The theme builds their addresses from the page's path, ``_generated/notebooks/NAME``: the
+    executed copy, which is not in the repository. Point them at ``notebooks/NAME.ipynb``.
+    """
+    for group in context.get("header_buttons") or []:
+        if group.get("label") != "launch-buttons":
+            continue
+        for button in group.get("buttons", []):
+            url = button.get("url")
+            if not url:
+                continue
+            for generated, source in app.config.ldp_generated_sources.items():
+                url = url.replace(f"/{generated}", f"/{source}")
+            button["url"] = url
+
+
 def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -272,6 +290,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.connect("builder-inited", _on_builder_inited)
     app.connect("html-page-context", _on_html_page_context)
+    app.connect("html-page-context", _on_launch_buttons, priority=600)  # after the theme's (501)
     app.connect("build-finished", _on_build_finished)
     app.add_directive("build-provenance", BuildProvenance)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,8 +36,8 @@ def zipf_frequencies(n_distinct: int, exponent: float, *, drop_top: int = 0) -> 
     """Zipf rank frequencies ``f_j`` proportional to ``1/(j + drop_top)^exponent``, ``j = 1..n_distinct``.
 
     Section 4.3 assumes exponent 1 for the optimizer; section 5 generates
-    data with exponent 1.5 ("the j-th most frequent value has frequency f_j
-    proportional to 1/j^1.5"), and its ``zipf(-20)`` drops the 20 most
+    data with exponent 1.5 ("the j-th most frequent value has frequency ``f_j``
+    proportional to ``1/j^1.5``"), and its ``zipf(-20)`` drops the 20 most
     frequent values (ranks 21, 22, ... kept and renormalised).
 
     Parameters

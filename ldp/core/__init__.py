@@ -8,8 +8,9 @@
 * :mod:`~ldp.core.candidates` -- the candidate sets an aggregation step queries;
 * :mod:`~ldp.core.selection` -- :func:`select_top`, :func:`scaled_estimate`
   (eq. (2) scaled to the population), :func:`support_threshold`;
-* :mod:`~ldp.core.results` -- :class:`RoundInfo`, :class:`HeavyHitterResult`,
-  :class:`ProtocolReports`;
+* :mod:`~ldp.core.results` -- :class:`RoundInfo`, :class:`HeavyHitterResult`;
+* :mod:`~ldp.core.protocol_reports` -- :class:`ProtocolReports` (what a batch of
+  users sent; saved, merged, and checked when loaded);
 * :mod:`~ldp.core.reportstore` and :mod:`~ldp.core.reportwriter` -- protocol
   reports on disk: a Parquet store appended batch by batch, read lazily
   (:class:`~ldp.core.reportstore.StoredReports`);
@@ -19,11 +20,25 @@
 from .candidates import Candidates, ExplicitCandidates, ExtendCandidates, RangeCandidates, join_parts
 from .dataset import Dataset
 from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for, report_epsilon_limit
-from .question import ASSIGNMENT, Plan, Question, assign_groups, channel_hash, group_sizes, make_question, segment
-from .results import HeavyHitterResult, ProtocolReports, RoundInfo
+from .protocol_reports import ProtocolReports
+from .question import (
+    ASSIGNMENT,
+    MAX_GROUPS,
+    MAX_USERS,
+    Plan,
+    PlanError,
+    Question,
+    assign_groups,
+    channel_hash,
+    group_sizes,
+    make_question,
+    segment,
+)
+from .results import HeavyHitterResult, RoundInfo
 from .selection import scaled_estimate, select_top, support_threshold
 
-__all__ = ["Question", "Plan", "ASSIGNMENT", "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
+__all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS",
+           "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
            "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
            "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",
            "select_top", "scaled_estimate", "support_threshold",

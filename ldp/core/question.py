@@ -6,10 +6,10 @@
   oracle it names (OLH unless said otherwise) at a given budget.
 * :class:`Plan` -- the user groups of a protocol run and the questions each
   group answers (one report per question).
-* :func:`group_sizes` and :func:`assign_groups` -- the seeded random split of
-  the users into groups of (almost) equal size, the *one* function used by
-  all protocols and by both engines, so that the same seed puts every user in
-  the same group whichever engine runs.
+* :func:`group_sizes` and :func:`assign_groups` (:mod:`ldp.core.assignment`)
+  -- the seeded random split of the users into groups of (almost) equal
+  size, the *one* function used by all protocols and by both engines, so
+  that the same seed puts every user in the same group whichever engine runs.
 
 References
 ----------
@@ -19,19 +19,30 @@ References
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from numbers import Real
+from typing import Any, cast
 
 import numpy as np
-from numba import njit
 
-from ..numeric import largest_remainder
 from ..oracles import hashing
-from ..values import prefix
-from .oracle_specs import check_oracle, check_pool_size, oracle_for
+from ..validation import check_epsilon, check_int
+from ..values import MAX_BITS, prefix
+from .assignment import MAX_USERS, assign_groups, group_sizes, trace_positions
+from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for
 
-__all__ = ["Question", "Plan", "ASSIGNMENT", "make_question", "group_sizes", "assign_groups", "segment", "channel_hash"]
+__all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "PlanError", "make_question", "group_sizes",
+           "assign_groups", "segment", "channel_hash"]
+
+#: the most groups a plan can have (group labels are ``uint16``; the wire format's group field too)
+MAX_GROUPS = 2**16 - 1
+#: :meth:`Plan.group_of` follows at most this many users through the shuffle, else it builds :meth:`Plan.labels`
+FEW_USERS = 16
+
+
+class PlanError(ValueError):
+    """A plan (or its JSON) that cannot be used; the message names the entry and what is wrong."""
 
 
 # ---------------------------------------------------------------------------
@@ -140,10 +151,53 @@ class Question:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> Question:
-        """A question from :meth:`to_dict`'s dict."""
-        return cls(int(d["start"]), int(d["stop"]), float(d["epsilon"]), int(d["channels"]), int(d["seed"]),
-                   str(d.get("oracle", "OLH")), int(d.get("pool_size", 0)), int(d.get("pool_seed", 0)))
+    def from_dict(cls, d: dict, m: int | None = None) -> Question:
+        """A question from :meth:`to_dict`'s dict, checked.
+
+        Parameters
+        ----------
+        d : dict
+            ``start``, ``stop``, ``epsilon``, ``channels``, ``seed`` and
+            optionally ``oracle`` (default ``"OLH"``).
+        m : int, optional
+            Bits of the plan's values: ``stop`` must be at most ``m``.
+
+        Raises
+        ------
+        PlanError
+            A missing or unknown entry, a wrong type, a bit range outside
+            ``[0, m]``, a budget or width the oracle refuses.
+        """
+        if not isinstance(d, dict):
+            raise PlanError(f"a question must be a JSON object, got {type(d).__name__}")
+        missing = [k for k in ("start", "stop", "epsilon", "channels", "seed") if k not in d]
+        unknown = sorted(set(d) - {"start", "stop", "epsilon", "channels", "seed", "oracle", "pool_size", "pool_seed"})
+        if missing or unknown:
+            wrong = "; ".join(([f"missing {', '.join(missing)}"] if missing else [])
+                              + ([f"unknown {', '.join(unknown)}"] if unknown else []))
+            raise PlanError(f"a question needs start, stop, epsilon, channels, seed (and optionally oracle); {wrong}")
+        try:
+            start = check_int(d["start"], "start", 0, MAX_BITS - 1)
+            stop = check_int(d["stop"], "stop", start + 1, MAX_BITS if m is None else m)
+            channels = check_int(d["channels"], "channels", 0, 2**32)
+            seed = check_int(d["seed"], "seed", 0, 2**64 - 1)
+            if isinstance(d["epsilon"], bool) or not isinstance(d["epsilon"], Real):
+                raise TypeError(f"epsilon must be a number, got {d['epsilon']!r}")
+            eps = check_epsilon(float(d["epsilon"]))
+            spec = d.get("oracle", "OLH")
+            if spec not in ORACLES:
+                raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")
+            pool = check_pool_size(spec, d["pool_size"]) if "pool_size" in d else check_pool_size(spec, None)
+            if spec == "FLH" and "pool_size" not in d:
+                raise ValueError("an FLH question needs pool_size and pool_seed (its public pool)")
+            pool_seed = check_int(d.get("pool_seed", 0), "pool_seed", 0, 2**64 - 1) if pool else 0
+            q = cls(start, stop, eps, channels, seed, spec, pool, pool_seed)
+            if q.channels and q.seg_bits > 64:
+                raise ValueError(f"a question with channels must be about at most 64 bits, got {q.seg_bits}")
+            q.oracle()  # the oracle accepts the budget and the width
+        except (TypeError, ValueError) as err:
+            raise PlanError(f"question {d!r}: {err}") from None
+        return q
 
 
 def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
@@ -210,6 +264,11 @@ class Plan:
         return len(self.fractions)
 
     @property
+    def labels_dtype(self) -> np.dtype:
+        """The dtype of the group labels: ``uint8`` up to 256 groups, else ``uint16``."""
+        return np.dtype(np.uint8 if self.n_groups <= 256 else np.uint16)
+
+    @property
     def n_users(self) -> int:
         """The number of users ``n`` of a plan made for a population (an error for a layout)."""
         if self.n is None or self.seed is None:
@@ -239,7 +298,9 @@ class Plan:
         :meth:`sizes` equally likely) driven by ``numpy.random.default_rng(seed)``:
         anyone holding the plan computes the same groups, so a user (or a batch
         of users) learns her group from the plan and her index alone.  Computed
-        once per plan object (``O(n)``, about 10 ms for ``n = 10**6``) and cached.
+        once per plan object (``O(n)`` time, about 10 ms for ``n = 10**6``;
+        ``n`` bytes of memory, the random draws made in chunks) and cached.
+        One user's group alone: :meth:`group_of`.
         """
         # one array memoised on this (frozen) plan object, dropped when pickled (__getstate__)
         cached = self.__dict__.get("_labels")
@@ -253,6 +314,49 @@ class Plan:
         labels.flags.writeable = False
         object.__setattr__(self, "_labels", labels)
         return labels
+
+    def group_of(self, users) -> np.ndarray:
+        """The groups of a few users, without building :meth:`labels`: what a device computes.
+
+        Follows each user's position back through the Fisher-Yates shuffle of
+        :func:`assign_groups` (only the steps that can move it), so it needs
+        ``O(1)`` memory but reads the shuffle's random draws from the user's
+        index up: ``O(n - i)`` time for user ``i``, one pass for all the given
+        users together (``O(k (n - i))`` for ``k`` of them).  Measured at
+        ``i = 0`` (``benchmarks/bench_client.py``, this project's 2-core machine,
+        2026-11-26): 1.0 s of CPU time for ``n = 10**8``, 7.1 s for ``n = 10**9``,
+        with no memory growth.  The group never changes for a plan: a device computes it
+        once.  For more than :data:`FEW_USERS` distinct users (or when the plan
+        already holds them) it reads :meth:`labels` instead.
+
+        Parameters
+        ----------
+        users : int or array_like of int
+            Plan indices in ``[0, n)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64`` group of each (0-d for an int).
+        """
+        n = self.n_users
+        arr = np.asarray(users)
+        if arr.dtype.kind not in "iu" or isinstance(users, (bool, np.bool_)):
+            raise TypeError(f"users must be plan indices (integers in [0, n = {n})), got {users!r}")
+        flat = arr.reshape(-1).astype(np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= n):
+            bad = int(flat.min() if flat.min() < 0 else flat.max())
+            raise ValueError(f"users must be plan indices in [0, n = {n}), found {bad}")
+        if self.assignment != ASSIGNMENT:
+            raise ValueError(f"unknown group assignment rule {self.assignment!r}; this version of ldp "
+                             f"implements {ASSIGNMENT!r}")
+        distinct, inverse = np.unique(flat, return_inverse=True)
+        if "_labels" in self.__dict__ or distinct.size > FEW_USERS:
+            return self.labels()[flat].astype(np.int64).reshape(arr.shape)
+        start = trace_positions(n, int(cast(int, self.seed)), distinct)
+        bounds = np.cumsum(self.sizes())
+        groups = np.searchsorted(bounds, start, side="right").astype(np.int64)
+        return groups[inverse].reshape(arr.shape)
 
     def __getstate__(self):  # the cached labels are not part of the state
         state = dict(self.__dict__)
@@ -270,21 +374,112 @@ class Plan:
 
     @classmethod
     def from_dict(cls, d: dict) -> Plan:
-        return cls(int(d["m"]), tuple(float(f) for f in d["fractions"]),
-                   tuple(tuple(Question.from_dict(q) for q in qs) for qs in d["questions"]),
-                   n=None if d.get("n") is None else int(d["n"]),
-                   seed=None if d.get("seed") is None else int(d["seed"]),
-                   protocol=str(d.get("protocol", "")), params=dict(d.get("params", {})),
-                   assignment=str(d.get("assignment", ASSIGNMENT)))
+        """A plan from :meth:`to_dict`'s dict, checked before anything is computed from it.
+
+        Raises
+        ------
+        PlanError
+            (a ``ValueError``) naming the entry and the problem: a missing or
+            unknown entry, ``m`` outside ``[1, 4096]``, group shares that are
+            not positive or do not sum to 1, more than :data:`MAX_GROUPS`
+            groups, a question the oracle refuses (:meth:`Question.from_dict`),
+            ``n`` outside ``[number of groups, MAX_USERS = 2**32]``, ``n``
+            without ``seed`` or the other way round, an unknown assignment
+            rule, or contradictory parameters: ``params['m']`` other than
+            ``m``, or a group whose budgets add up to more than
+            ``params['epsilon']`` (a user would spend more than her budget).
+        """
+        if not isinstance(d, dict):
+            raise PlanError(f"a plan must be a JSON object, got {type(d).__name__}")
+        known = {"m", "fractions", "questions", "n", "seed", "protocol", "params", "assignment"}
+        missing = [k for k in ("m", "fractions", "questions") if k not in d]
+        if missing:
+            raise PlanError(f"the plan has no {', '.join(repr(k) for k in missing)}: a plan needs m (bits per "
+                            f"value), fractions (the groups' shares) and questions (each group's reports); "
+                            f"it has {sorted(d) or 'no entries'}")
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise PlanError(f"the plan has unknown entries {unknown}; a plan has {sorted(known)}")
+        try:
+            m = check_int(d["m"], "m", 1, MAX_BITS)
+        except (TypeError, ValueError) as err:
+            raise PlanError(f"the plan's {err}") from None
+        fr, qs = d["fractions"], d["questions"]
+        if not isinstance(fr, list) or not 1 <= len(fr) <= MAX_GROUPS:
+            raise PlanError(f"the plan's fractions must be a list of 1 to {MAX_GROUPS} group shares, got {fr!r:.80}")
+        if not all(isinstance(f, Real) and not isinstance(f, bool) and math.isfinite(float(f)) and float(f) > 0
+                   for f in fr):
+            raise PlanError(f"the plan's fractions must be finite numbers > 0, got {fr!r:.200}")
+        if abs(math.fsum(fr) - 1.0) > 1e-9:
+            raise PlanError(f"the plan's fractions must sum to 1, they sum to {math.fsum(fr)!r}")
+        if not isinstance(qs, list) or len(qs) != len(fr):
+            raise PlanError(f"the plan's questions must be a list with one entry per group ({len(fr)} groups), "
+                            f"got {type(qs).__name__} of length {len(qs) if isinstance(qs, list) else '-'}")
+        questions = []
+        for g, row in enumerate(qs):
+            if not isinstance(row, list) or not row:
+                raise PlanError(f"the plan's questions[{g}] must be a non-empty list of questions, got {row!r:.80}")
+            try:
+                questions.append(tuple(Question.from_dict(q, m) for q in row))
+            except PlanError as err:
+                raise PlanError(f"the plan's group {g}: {err}") from None
+        n, seed = d.get("n"), d.get("seed")
+        if (n is None) != (seed is None):
+            raise PlanError(f"the plan must give both n and seed (a plan for a population) or neither (a layout); "
+                            f"got n = {n!r}, seed = {seed!r}")
+        try:
+            if n is not None:
+                n = check_int(n, "n", len(fr), MAX_USERS)
+                seed = check_int(seed, "seed", 0, 2**64 - 1)
+        except (TypeError, ValueError) as err:
+            why = (f" (the number of users, at least the {len(fr)} groups and at most MAX_USERS = 2**32, what the "
+                   f"group assignment represents)" if "n must" in str(err) else " (the assignment's public seed)")
+            raise PlanError(f"the plan's {err}{why}") from None
+        protocol, params, assignment = d.get("protocol", ""), d.get("params", {}), d.get("assignment", ASSIGNMENT)
+        if not isinstance(protocol, str) or not isinstance(params, dict) or not isinstance(assignment, str):
+            raise PlanError("the plan's protocol and assignment must be strings and its params a JSON object")
+        if assignment != ASSIGNMENT:
+            raise PlanError(f"the plan's group assignment rule {assignment!r} is unknown; this version of ldp "
+                            f"implements {ASSIGNMENT!r}")
+        if "m" in params and params["m"] != m:
+            raise PlanError(f"the plan's params say m = {params['m']!r} but its m is {m}: contradictory")
+        budget = params.get("epsilon")
+        if budget is not None:
+            if isinstance(budget, bool) or not isinstance(budget, Real) or not math.isfinite(float(budget)) \
+                    or float(budget) <= 0:
+                raise PlanError(f"the plan's params['epsilon'] must be a finite number > 0, got {budget!r}")
+            for g, row in enumerate(questions):
+                spent = math.fsum(q.epsilon for q in row)
+                if spent > float(budget) * (1 + 1e-9):
+                    raise PlanError(f"the plan's group {g} spends epsilon = {spent!r} in its reports, more than "
+                                    f"the budget params['epsilon'] = {budget!r}: contradictory")
+        return cls(m, tuple(float(f) for f in fr), tuple(questions), n=n, seed=seed, protocol=protocol,
+                   params=dict(params), assignment=assignment)
 
     def to_json(self) -> str:
-        """The plan as a JSON string: what the server publishes."""
+        """The plan as a JSON string: what the server publishes (canonical: sorted keys)."""
         return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
-        """A plan from :meth:`to_json`'s string."""
-        return cls.from_dict(json.loads(text))
+        """A plan from :meth:`to_json`'s string, checked (:meth:`from_dict`).
+
+        Raises
+        ------
+        TypeError
+            ``text`` is not a ``str`` (or ``bytes``).
+        PlanError
+            Not JSON, or not a valid plan (the message names the entry).
+        """
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8", errors="replace")
+        if not isinstance(text, str):
+            raise TypeError(f"Plan.from_json takes the plan's JSON text, got {type(text).__name__}")
+        try:
+            d = json.loads(text)
+        except ValueError as err:
+            raise PlanError(f"the plan is not valid JSON ({err})") from None
+        return cls.from_dict(d)
 
     def __repr__(self) -> str:
         def q_str(q):
@@ -303,88 +498,3 @@ class Plan:
         who = f"{self.protocol}, " if self.protocol else ""
         return (f"Plan({who}n={self.n}, m={self.m}, {self.n_groups} groups: "
                 f"{'; '.join(shown)}{more})")
-
-
-def group_sizes(n: int, fractions: Sequence[float]) -> tuple[int, ...]:
-    """Deterministic group sizes: floors of ``n * fraction``, remainder by largest fractional part.
-
-    Ties go to the earlier group (the rule of :meth:`ldp.analysis.PEMConfig.group_sizes`).
-    Equal fractions give sizes differing by at most one.
-    """
-    return tuple(int(b) for b in largest_remainder(n, fractions))
-
-
-@njit(cache=True)
-def _shuffle(labels, raw):  # pragma: no cover - compiled
-    # Fisher-Yates; j = floor(raw * (i+1) / 2**64) computed exactly with 32-bit halves
-    # (Lemire's multiply-shift, relative bias <= n / 2**64).
-    n = labels.shape[0]
-    m32 = np.uint64(0xFFFFFFFF)
-    s32 = np.uint64(32)
-    for i in range(n - 1, 0, -1):
-        r = raw[i - 1]
-        b = np.uint64(i + 1)
-        t = (r >> s32) * b + (((r & m32) * b) >> s32)
-        j = np.int64(t >> s32)
-        tmp = labels[i]
-        labels[i] = labels[j]
-        labels[j] = tmp
-
-
-@njit(cache=True)
-def _shuffle_range(labels, raw, lo):  # pragma: no cover - compiled
-    # the steps i = lo + len(raw) .. lo + 1 of _shuffle, with raw[k] the draw of index lo + k
-    m32 = np.uint64(0xFFFFFFFF)
-    s32 = np.uint64(32)
-    for k in range(raw.shape[0] - 1, -1, -1):
-        i = lo + k + 1
-        r = raw[k]
-        b = np.uint64(i + 1)
-        t = (r >> s32) * b + (((r & m32) * b) >> s32)
-        j = np.int64(t >> s32)
-        tmp = labels[i]
-        labels[i] = labels[j]
-        labels[j] = tmp
-
-
-def assign_groups(n: int, fractions: Sequence[float], *, rng: np.random.Generator) -> np.ndarray:
-    """Seeded random split of ``n`` users into groups (sizes from :func:`group_sizes`).
-
-    Every assignment of users to groups with these sizes is equally likely
-    (a Fisher-Yates shuffle of the label vector).  Used by every protocol and
-    by both engines, so the same ``rng`` state gives the same groups.
-
-    Parameters
-    ----------
-    n : int
-        Number of users.
-    fractions : sequence of float
-        The groups' shares, as in :class:`Plan`.
-    rng : numpy.random.Generator
-        Stream of the shuffle (``n - 1`` raw 64-bit draws).
-
-    Returns
-    -------
-    numpy.ndarray
-        Group label of each user (``uint8`` or ``uint16``).
-    """
-    sizes = group_sizes(n, fractions)
-    dt = np.uint8 if len(sizes) <= 256 else np.uint16
-    labels = np.repeat(np.arange(len(sizes), dtype=dt), sizes)
-    if n > 1:
-        bg = rng.bit_generator
-        if n - 1 <= _RAW_BLOCK or not hasattr(bg, "advance"):
-            _shuffle(labels, bg.random_raw(n - 1))
-        else:  # the same draws, a block at a time from the end (memory: a block, not 8 n bytes)
-            for lo in range((n - 2) // _RAW_BLOCK * _RAW_BLOCK, -1, -_RAW_BLOCK):
-                hi = min(n - 1, lo + _RAW_BLOCK)
-                part = type(bg)()
-                part.state = bg.state
-                part.advance(lo)  # type: ignore[attr-defined]  # PCG64, Philox: checked above
-                _shuffle_range(labels, part.random_raw(hi - lo), lo)
-            bg.advance(n - 1)  # leave rng where the n - 1 draws leave it
-    return labels
-
-
-#: raw draws held at once by :func:`assign_groups`
-_RAW_BLOCK = 2**20

@@ -52,7 +52,6 @@ import numpy as np
 
 from ..oracles.base import reports_class
 from ..reportfile import ReportsFileError, inconsistent
-from ..values import as_values
 from .question import Plan, assign_groups
 
 __all__ = ["STORE_TYPE", "BATCH_TYPE", "STORE_FORMAT", "DEFAULT_CHUNK", "Partition", "StoredReports", "open_store",
@@ -92,11 +91,10 @@ def _user_dtype(plan: Plan) -> np.dtype:
 def field_types(oracle) -> tuple[tuple[str, Any], ...]:
     """The stored type of each report field of ``oracle``: a dtype name, or the byte width of packed bits.
 
-    Read off an empty batch of the oracle's reports (every oracle a protocol
-    uses splits its randomness from the values: ``draw_noise`` / ``apply_noise``).
+    From the reports class's layout (:meth:`ldp.oracles.Reports.layout`).
     """
-    empty = oracle.apply_noise(as_values([], oracle.m, allow_empty=True), oracle.draw_noise(0, rng=0))
-    return tuple((name, int(a.shape[1]) if a.ndim == 2 else str(a.dtype)) for name, a in empty.arrays.items())
+    return tuple((f.name, int(f.width) if f.packed else str(np.dtype(f.dtype)))
+                 for f in oracle.reports_class.layout(oracle.params))
 
 
 def _plan_types(plan: Plan) -> tuple[tuple[tuple[tuple[str, Any], ...], ...], ...]:
@@ -478,7 +476,7 @@ class StoredReports:
                     merged.append(type(rs[j][0]).concat(rs[j])[order])
                 else:  # a group nobody of these batches is in
                     o = self.plan.questions[g][j].oracle()
-                    merged.append(o.apply_noise(as_values([], o.m, allow_empty=True), o.draw_noise(0, rng=0)))
+                    merged.append(o.reports_class.empty(o.params))
             users_g.append(u[order])
             reports_g.append(merged)
         users = np.concatenate(users_g)

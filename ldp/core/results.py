@@ -1,25 +1,20 @@
-"""What users send (:class:`ProtocolReports`) and what a protocol run returns (:class:`HeavyHitterResult`).
+"""What a protocol run returns (:class:`HeavyHitterResult`), step by step (:class:`RoundInfo`).
 
 * :class:`RoundInfo` -- the diagnostics of one aggregation step;
-* :class:`HeavyHitterResult` -- the released heavy hitters, their estimates and every step's diagnostics;
-* :class:`ProtocolReports` -- a batch of users' reports under a published plan, savable and mergeable.
+* :class:`HeavyHitterResult` -- the released heavy hitters, their estimates and every step's diagnostics.
+
+What users send is :class:`ldp.core.ProtocolReports` (:mod:`ldp.core.protocol_reports`).
 """
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from .. import reportfile
-from ..oracles.base import reports_class, uint_dtype
 from ..values import as_values, match_sorted, sort_unique, to_ints
-from . import reportstore, reportwriter
-from .question import Plan, Question
+from .question import Question
 
-__all__ = ["RoundInfo", "HeavyHitterResult", "ProtocolReports"]
+__all__ = ["RoundInfo", "HeavyHitterResult"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,207 +168,3 @@ class HeavyHitterResult:
         return (f"HeavyHitterResult(protocol={self.protocol!r}, found={len(self)}, {mode}, n={self.n}, "
                 f"epsilon={self.epsilon}, engine={self.engine!r}, rounds={len(self.rounds)}, "
                 f"queries={self.queries})")
-
-
-class ProtocolReports:
-    """What a batch of users of one protocol sent: their plan indices, groups and OLH reports.
-
-    Parameters
-    ----------
-    protocol : str
-        Name of the producing protocol.
-    params : dict
-        The protocol's parameters (JSON-serialisable).
-    plan : Plan
-        The published plan (groups, questions, public seeds, ``n``).
-    labels : numpy.ndarray
-        Group of each user of the batch (must agree with ``plan.labels()``).
-    reports : sequence of sequence of ldp.oracles.OLHReports
-        ``reports[g][j]``: the reports of the batch's users of group ``g``
-        (in increasing user index) to the ``j``-th question of the group.
-    users : numpy.ndarray, optional
-        Plan index of each user of the batch, increasing (default
-        ``0 .. len(labels) - 1``).
-
-    Notes
-    -----
-    :meth:`concat` merges batches of the same plan into one object, ordered
-    by user index, so that batches covering users ``0 .. n-1`` give exactly
-    the reports of one batch of all users.
-    """
-
-    def __init__(self, protocol: str, params: dict, plan: Plan, labels: np.ndarray,
-                 reports: Sequence[Sequence[Any]], users: np.ndarray | None = None):
-        self.protocol = str(protocol)
-        self.params = dict(params)
-        self.plan = plan
-        self.labels = np.asarray(labels)
-        self.users = (np.arange(self.labels.shape[0], dtype=np.int64) if users is None
-                      else np.asarray(users, dtype=np.int64))
-        self._reports = tuple(tuple(r) for r in reports)
-        G = plan.n_groups
-        if self.labels.ndim != 1 or self.users.shape != self.labels.shape:
-            raise ValueError(f"labels and users must be 1-D arrays of the same length, got shapes "
-                             f"{self.labels.shape} and {self.users.shape}")
-        if self.users.size:
-            if np.any(np.diff(self.users) <= 0):
-                raise ValueError("users must be distinct plan indices in increasing order")
-            if plan.n is not None and (self.users[0] < 0 or self.users[-1] >= plan.n):
-                raise ValueError(f"users must be plan indices in [0, n = {plan.n}), found "
-                                 f"{int(self.users[0] if self.users[0] < 0 else self.users[-1])}")
-            if self.labels.max() >= G:
-                raise ValueError(f"labels must be group numbers in [0, {G}), found {int(self.labels.max())}")
-        if plan.n is not None and plan.seed is not None and not np.array_equal(plan.labels()[self.users],
-                                                                               self.labels):
-            raise ValueError("labels do not match the plan's group assignment of these users")
-        if len(self._reports) != G:
-            raise ValueError(f"reports must have one entry per group ({G}), got {len(self._reports)}")
-        self.sizes = tuple(int(s) for s in np.bincount(self.labels, minlength=G)[:G])
-        for g in range(G):
-            if len(self._reports[g]) != len(plan.questions[g]):
-                raise ValueError(f"group {g} must have {len(plan.questions[g])} report sets, "
-                                 f"got {len(self._reports[g])}")
-            for r in self._reports[g]:
-                if len(r) != self.sizes[g]:
-                    raise ValueError(f"group {g} has {self.sizes[g]} users but {len(r)} reports")
-
-    @property
-    def n(self) -> int:
-        """Number of users in these reports."""
-        return int(self.labels.shape[0])
-
-    @property
-    def complete(self) -> bool:
-        """Whether every user of the plan reported."""
-        return self.plan.n is None or self.n == self.plan.n
-
-    def __len__(self) -> int:
-        return self.n
-
-    def group_reports(self, g: int) -> tuple:
-        """The OLH reports of group ``g``, one set per question."""
-        return self._reports[g]
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.labels.nbytes + sum(r.nbytes for rs in self._reports for r in rs))
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, ProtocolReports):
-            return NotImplemented
-        return (self.protocol == other.protocol and self.params == other.params and self.plan == other.plan
-                and np.array_equal(self.users, other.users) and np.array_equal(self.labels, other.labels)
-                and self._reports == other._reports)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable arrays: not hashable
-
-    def __repr__(self) -> str:
-        of = "" if self.plan.n is None else f" of {self.plan.n}"
-        return (f"ProtocolReports(protocol={self.protocol!r}, users={self.n}{of}, groups={self.plan.n_groups}, "
-                f"reports={sum(len(rs) for rs in self._reports)} sets, {self.nbytes / 2**20:.3g} MiB)")
-
-    # -- batches -----------------------------------------------------------
-    @classmethod
-    def concat(cls, parts: Sequence[ProtocolReports]) -> ProtocolReports:
-        """Merge batches of reports made with the same plan (in any order).
-
-        Users are put in increasing index order, so batches that together
-        cover users ``0 .. n-1`` give exactly the reports of one batch of all
-        users (same ``rng``).  A user present in two batches is an error (she
-        would have spent her budget twice).
-        """
-        parts = list(parts)
-        if not parts:
-            raise ValueError("parts must contain at least one ProtocolReports object")
-        first = parts[0]
-        for p in parts:
-            if not isinstance(p, ProtocolReports):
-                raise TypeError(f"parts must all be ProtocolReports, got {type(p).__name__}")
-            if p.protocol != first.protocol or p.plan != first.plan:
-                raise ValueError("cannot merge reports made with different plans; every batch must be "
-                                 "privatized with the same published plan")
-        users = np.concatenate([p.users for p in parts])
-        order = np.argsort(users, kind="stable")
-        su = users[order]
-        if su.size > 1 and np.any(su[1:] == su[:-1]):
-            dup = int(su[1:][su[1:] == su[:-1]][0])
-            raise ValueError(f"user {dup} appears in more than one batch; a user reports once")
-        labels = np.concatenate([p.labels for p in parts])
-        reports = []
-        for g in range(first.plan.n_groups):
-            gu = np.concatenate([p.users[p.labels == g] for p in parts])
-            go = np.argsort(gu, kind="stable")
-            row = []
-            for j in range(len(first.plan.questions[g])):
-                merged = type(first._reports[g][j]).concat([p._reports[g][j] for p in parts])
-                row.append(merged[go])
-            reports.append(row)
-        return cls(first.protocol, first.params, first.plan, labels[order], reports, users=su)
-
-    # -- disk ------------------------------------------------------------
-    def save(self, path) -> None:
-        """Write to ``path``: one ``.npz`` file, or a batch appended to a report store folder.
-
-        A path ending in ``.npz`` is written as one file, atomically
-        (temporary file + :func:`os.replace`); its metadata holds the plan,
-        the parameters and a SHA-256 checksum of the arrays, which :meth:`load`
-        verifies.  Any other path is a report store folder (Parquet, one file
-        per group and batch, :mod:`ldp.core.reportwriter`): these reports are
-        appended as a new batch (the folder is created if needed); read it
-        lazily with :meth:`open`.
-        """
-        if not os.fspath(path).endswith(".npz"):
-            reportwriter.append_batch(self, path)
-            return
-        top = (self.n if self.plan.n is None else self.plan.n) - 1
-        arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}
-        oracles = []
-        for g, rs in enumerate(self._reports):
-            row = []
-            for j, r in enumerate(rs):
-                row.append(r.params)
-                for name, a in r.arrays.items():
-                    arrays[f"r{g}_{j}_{name}"] = a
-            oracles.append(row)
-        meta = {"protocol": self.protocol, "params": self.params, "plan": self.plan.to_dict(), "oracles": oracles}
-        reportfile.write(path, reportfile.PROTOCOL_REPORTS, meta, arrays)
-
-    @classmethod
-    def load(cls, path) -> ProtocolReports:
-        """Read reports written by :meth:`save`.
-
-        ``path`` may also be a report store folder (:meth:`save`), read
-        whole into memory (:meth:`open` reads it lazily).
-
-        Raises ``FileNotFoundError`` for a missing file and
-        :class:`ldp.oracles.ReportsFileError` (a ``ValueError`` naming the file
-        and the problem) for any other unusable file, as
-        :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
-        file is refused as the wrong kind.
-        """
-        if os.path.isdir(path):  # a report store, read into memory
-            stored = reportstore.open_store(path)
-            labels, users, reports = stored.read()
-            return cls(stored.protocol, stored.params, stored.plan, labels, reports, users=users)
-        meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS)
-        try:
-            plan = Plan.from_dict(meta["plan"])
-            reports = []
-            for g, row in enumerate(meta["oracles"]):
-                rs = []
-                for j, params in enumerate(row):
-                    kind = reports_class(params["kind"])
-                    rs.append(kind(params, **{name: arrays[f"r{g}_{j}_{name}"] for name in kind.fields}))
-                reports.append(rs)
-            return cls(meta["protocol"], meta["params"], plan, arrays["labels"], reports,
-                       users=arrays["users"].astype(np.int64))
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
-            raise reportfile.inconsistent(path, err) from err
-
-    @staticmethod
-    def open(directory) -> reportstore.StoredReports:
-        """A report store folder (written by :meth:`save`), read lazily: every protocol's ``aggregate`` takes it.
-
-        See :class:`ldp.core.reportstore.StoredReports` for the checks made before any work.
-        """
-        return reportstore.open_store(directory)

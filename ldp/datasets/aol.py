@@ -34,10 +34,15 @@ __all__ = ["aol", "fetch_aol", "find_aol", "check_aol", "data_folder", "AOL_FILE
            "AOL_USERS", "AOL_DISTINCT", "DataFileNotFoundError", "ChecksumError", "DataFormatError",
            "DownloadError"]
 
+#: file name of the AOL tally in the data folder (``data/`` or ``$LDP_DATA_DIR``)
 AOL_FILENAME = "aol_query_6bytes_counts.txt.gz"
+#: where :func:`fetch_aol` downloads the tally from: the paper authors' published file
 AOL_URL = "https://github.com/vvv214/LDP_Protocols/raw/master/pem/query_6bytes_sorted.txt.gz"
+#: sha256 of the tally; a file with another digest is refused (:class:`ChecksumError`)
 AOL_SHA256 = "b5750f6998acf3812bbba994954c981a77db510b7867f7cff82e02af13e662db"
+#: number of users (one query each) the tally holds
 AOL_USERS = 657_427
+#: number of distinct 6-byte queries the tally holds
 AOL_DISTINCT = 120_978
 _AOL_BYTES = 6
 

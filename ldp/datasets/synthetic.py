@@ -200,7 +200,8 @@ def exponential(n: int = 10 ** 6, scale: float = 0.05, m: int = 64, *, n_distinc
 
     References
     ----------
-    Sections 6.1 (datasets) and 6.2.3 (theta = 0.023) of the paper; RAPPOR [2]_.
+    Sections 6.1 (datasets) and 6.2.3 (theta = 0.023) of the paper; RAPPOR (Erlingsson, Pihur and
+    Korolova, CCS 2014), whose test distribution this is.
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)

@@ -79,7 +79,7 @@ Design
 References
 ----------
 .. [1] T. Wang, N. Li and S. Jha, "Locally Differentially Private Heavy
-   Hitter Identification", IEEE TDSC, 2019, sections 5 and 6.
+   Hitter Identification", IEEE TDSC 18, 2021 (arXiv:1708.06674), sections 5 and 6.
 """
 from ..paths import PROGRESS_ENV
 from .cache import default_cache_dir

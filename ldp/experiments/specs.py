@@ -90,7 +90,7 @@ def library_version() -> str:
         from importlib.metadata import version as dist_version
 
         try:
-            version = dist_version("ldp")
+            version = dist_version("ldp-heavy-hitters")  # this package's distribution name
         except PackageNotFoundError:
             version = "unknown"
     return f"{version}+src.{source_digest()[:12]}"

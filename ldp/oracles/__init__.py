@@ -4,7 +4,14 @@ Every oracle has the same interface:
 
 * ``privatize(values, *, rng=None)`` -- what each user sends, as a
   :class:`Reports` object (compact numpy arrays that record the oracle's
-  parameters; sliceable, concatenable, ``save``/``load`` to ``.npz``);
+  parameters; sliceable, concatenable, ``save``/``load`` to ``.npz``).  With
+  a seed it is a simulation (the seed is every user's secret); with
+  ``rng=ldp.randomness.SystemCoins()`` the coins come from the operating
+  system, as on a device (:mod:`ldp.client`);
+* ``draw_noise(n, *, rng=None, public_rng=None)`` / ``apply_noise(values, noise)``
+  -- the same in two steps: the randomness first (the public parts, listed in
+  the reports class's ``public_fields``, e.g. hash seeds, from ``public_rng``,
+  an independent child of ``rng`` by default), then the reports;
 * ``support(reports, candidates)`` -- the number of reports supporting each
   candidate value (``int64``);
 * ``estimate(reports, candidates)`` -- unbiased counts

@@ -18,11 +18,16 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 import numpy as np
 
 from .. import reportfile
+from ..randomness import Coins, coin_sources
 from ..reportfile import ReportsFileError
-from ..validation import check_int, check_rng
+from ..validation import check_int
+from .fields import SEED_FIELD, Field, bits_field, symbol_field, uint_dtype
 
-__all__ = ["Reports", "FrequencyOracle", "load_reports", "concat_reports", "reports_class", "ReportsFileError"]
+__all__ = ["Reports", "Field", "SEED_FIELD", "bits_field", "symbol_field", "uint_dtype", "FrequencyOracle",
+           "load_reports", "concat_reports", "reports_class",
+           "oracle_from_params", "ReportsFileError"]
 _REGISTRY: dict[str, type[Reports]] = {}
+_ORACLES: dict[str, type[FrequencyOracle]] = {}
 
 
 def _format_params(params: Mapping[str, Any]) -> str:
@@ -33,15 +38,19 @@ def _format_params(params: Mapping[str, Any]) -> str:
 class Reports:
     """What the users of one oracle sent, as compact numpy arrays.
 
-    Subclasses name their per-user arrays in :attr:`fields`; every array has
-    one row per user.  A ``Reports`` object records the oracle parameters
-    (:attr:`params`) and supports ``len``, selection of a subset of users
-    with ``reports[index]`` (slice, integer array or boolean mask),
+    Subclasses name their per-user arrays in :attr:`fields` (those sent in
+    the clear whatever the value, the hash seeds, also in
+    :attr:`public_fields`) and describe them in :meth:`layout`; every array
+    has one row per user.  A ``Reports`` object records the oracle
+    parameters (:attr:`params`) and supports ``len``, selection of a subset
+    of users with ``reports[index]`` (slice, integer array or boolean mask),
     :meth:`concat`, :meth:`save` and :meth:`load`.
     """
 
     kind: ClassVar[str] = ""
     fields: ClassVar[tuple[str, ...]] = ()
+    #: the fields drawn independently of the value and of the private coins (public randomness: hash seeds)
+    public_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -73,35 +82,40 @@ class Reports:
         self._n = int(n or 0)
         self._validate()
 
-    # subclasses check dtypes and ranges here
-    def _validate(self) -> None:  # pragma: no cover - overridden
-        pass
+    @classmethod
+    def layout(cls, params: Mapping[str, Any]) -> tuple[Field, ...]:
+        """Each field's layout for reports of an oracle with ``params`` (in :attr:`fields` order)."""
+        raise NotImplementedError(f"{cls.__name__} does not describe its layout")
+
+    # dtypes and ranges, from the layout (a subclass without one overrides this)
+    def _validate(self) -> None:
+        for f in self.layout(self._params):
+            problem = f.problem(self.kind, self._arrays[f.name])
+            if problem:
+                raise ValueError(problem)
 
     def _check_symbols(self, name: str, size: int, what: str) -> None:
         """Raise unless array ``name`` is 1-D, of :func:`uint_dtype` ``(size - 1)``, with values below ``size``.
 
         ``what`` names ``size`` in the message (e.g. ``"d_prime = 11"``).
         """
-        a = self._arrays[name]
-        dt = uint_dtype(size - 1)
-        if a.ndim != 1 or a.dtype != dt:
-            raise ValueError(f"{self.kind} reports {name!r} must be a 1-D {dt} array, got {a.dtype} of shape {a.shape}")
-        if a.size and int(a.max()) >= size:
-            raise ValueError(f"{self.kind} reports {name!r} must be in [0, {what}), found {int(a.max())}")
+        problem = symbol_field(name, size, what).problem(self.kind, self._arrays[name])
+        if problem:
+            raise ValueError(problem)
 
     def _check_packed_bits(self, name: str, width: int, what: str) -> None:
         """Raise unless array ``name`` holds ``width`` bits per user, packed: ``uint8`` ``(n, ceil(width / 8))``.
 
         The padding bits after the last one must be 0; ``what`` names ``width`` in the message.
         """
-        b = self._arrays[name]
-        nbytes = -(-width // 8)
-        if b.dtype != np.uint8 or b.ndim != 2 or b.shape[1] != nbytes:
-            raise ValueError(f"{self.kind} reports {name!r} must be a uint8 array of shape (n, {nbytes}), "
-                             f"got {b.dtype} {b.shape}")
-        pad = 8 * nbytes - width
-        if pad and b.size and np.any(b[:, -1] & np.uint8((1 << pad) - 1)):
-            raise ValueError(f"{self.kind} reports {name!r} have bits set beyond {what}")
+        problem = bits_field(name, width, what).problem(self.kind, self._arrays[name])
+        if problem:
+            raise ValueError(problem)
+
+    @classmethod
+    def empty(cls, params: Mapping[str, Any]) -> Reports:
+        """Reports of no user (the arrays of :meth:`layout` with 0 rows)."""
+        return cls(params, **{f.name: np.empty((0, *f.row_shape), dtype=f.dtype) for f in cls.layout(params)})
 
     # ------------------------------------------------------------ access
     @property
@@ -203,18 +217,38 @@ class Reports:
             (a ``ValueError``) naming the file and the problem: empty, not an
             ``.npz`` archive, truncated or damaged, not a reports file,
             protocol reports rather than oracle reports, reports of another
-            oracle, or arrays that do not match the stored checksum.
+            oracle, impossible oracle parameters (e.g. ``epsilon`` NaN,
+            ``d_prime = 1``), members the file should not have or whose
+            declared sizes do not fit the reports (checked from the archive's
+            directory before anything is decompressed), or arrays that do not
+            match the stored checksum.  The checksum detects damage, not
+            tampering: it is an unkeyed SHA-256 that anyone can recompute, so
+            it authenticates nothing.
         """
-        meta, arrays = reportfile.read(path, reportfile.ORACLE_REPORTS)
-        try:
-            params = meta["params"]
+        def expect(meta: dict) -> reportfile.Expected:
+            params = meta.get("params")
+            if not isinstance(params, dict):
+                raise ReportsFileError(path, f"has no oracle parameters in its metadata (got {params!r:.80})")
             kind = params.get("kind")
-            target = _REGISTRY.get(kind)
+            target = _REGISTRY.get(kind) if isinstance(kind, str) else None
             if target is None:
                 raise ReportsFileError(path, f"holds reports of an unknown oracle kind {kind!r}")
             if cls is not Reports and target is not cls:
                 raise ReportsFileError(path, f"holds {kind} reports, not {cls.kind} reports")
-            return target(params, **arrays)
+            try:
+                oracle_from_params(params)
+            except (ValueError, TypeError, KeyError) as err:
+                raise ReportsFileError(path, f"holds {kind} reports with impossible parameters ({err})") from None
+            def same_rows(rows: dict[str, int]) -> None:
+                if len(set(rows.values())) > 1:
+                    raise ReportsFileError(path, f"has report arrays of different numbers of users: {rows}")
+
+            return {f.name: (np.dtype(f.dtype), f.row_shape) for f in target.layout(params)}, same_rows
+
+        meta, arrays = reportfile.read(path, reportfile.ORACLE_REPORTS, expect=expect)
+        try:
+            params = meta["params"]
+            return _REGISTRY[params["kind"]](params, **arrays)
         except ReportsFileError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as err:
@@ -243,6 +277,34 @@ def reports_class(kind: str) -> type[Reports]:
         raise KeyError(f"no frequency oracle of kind {kind!r}; known kinds: {sorted(_REGISTRY)}") from None
 
 
+def oracle_from_params(params: Mapping[str, Any]) -> FrequencyOracle:
+    """The oracle whose :attr:`FrequencyOracle.params` are ``params`` (checked by its constructor).
+
+    Raises
+    ------
+    KeyError
+        No oracle of that ``kind``.
+    ValueError, TypeError
+        Parameters the oracle refuses (the constructor's message), or that
+        it would record differently (e.g. a ``d_prime`` that is not an int).
+    """
+    if not isinstance(params, Mapping):
+        raise TypeError(f"oracle parameters must be a mapping, got {type(params).__name__}")
+    kind = params.get("kind")
+    try:
+        cls: Any = _ORACLES[cast(str, kind)]
+    except (KeyError, TypeError):
+        raise KeyError(f"no frequency oracle of kind {kind!r}; known kinds: {sorted(_ORACLES)}") from None
+    args = {k: v for k, v in params.items() if k != "kind"}
+    oracle = cls(args.pop("epsilon"), *[args.pop(k) for k in cls.positional if k in args], **args)
+    if oracle.params != dict(params):
+        mine = oracle.params
+        diff = sorted(k for k in set(mine) | set(params) if mine.get(k) != params.get(k))
+        raise ValueError(f"{kind} parameters {', '.join(diff)} are not as {kind} records them "
+                         f"({_format_params(dict(params))} vs {_format_params(mine)})")
+    return oracle
+
+
 def load_reports(path: str | os.PathLike) -> Reports:
     """Read reports of any oracle from a file written by :meth:`Reports.save`."""
     return Reports.load(path)
@@ -254,35 +316,24 @@ def concat_reports(parts: Iterable[Reports]) -> Reports:
 
 
 # ------------------------------------------------------------------ GRR core
-def grr_perturb(true_index: np.ndarray, k: int, p: float, *, rng: np.random.Generator) -> np.ndarray:
-    """Generalized randomized response on ``[k]`` (paper section 2.2.1).
-
-    Keeps each entry with probability ``p`` and otherwise replaces it by one
-    of the other ``k - 1`` values uniformly at random, so every other value
-    has probability ``(1 - p) / (k - 1)``.  The output law is
-    :func:`grr_pmf`.  Randomness: one uniform float and one uniform integer
-    in ``[0, k - 1)`` per entry, drawn in that order.
-    """
-    t = np.asarray(true_index, dtype=np.uint64)
-    keep, r = grr_draw(t.shape[0], k, p, rng=rng)
-    return grr_apply(t, keep, r)
-
-
-def grr_draw(n: int, k: int, p: float, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The coins of :func:`grr_perturb` for ``n`` entries, drawn before the values are seen.
+def grr_draw(n: int, k: int, p: float, coins: Coins) -> tuple[np.ndarray, np.ndarray]:
+    """The coins of generalized randomized response on ``[k]`` for ``n`` entries (paper section 2.2.1).
 
     Returns ``keep`` (``True`` with probability ``p``) and ``r``, uniform in
-    ``[0, k - 1)``; they do not depend on the values, so they can be drawn
-    for a block of users and handed to each user later
-    (:meth:`ldp.protocols.HeavyHitterProtocol.privatize` does this).
+    ``[0, k - 1)``, drawn in that order from ``coins``; they do not depend on
+    the values, so they can be drawn for a block of users and handed to each
+    user later (:meth:`ldp.protocols.HeavyHitterProtocol.privatize` does this).
     """
-    keep = rng.random(n) < p
-    r = rng.integers(0, k - 1, size=n, dtype=np.uint64)
-    return keep, r
+    return coins.bernoulli(p, n), coins.below(k - 1, n)
 
 
 def grr_apply(true_index: np.ndarray, keep: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """:func:`grr_perturb` given its coins from :func:`grr_draw`."""
+    """GRR given its coins from :func:`grr_draw`: keep the entry, or replace it uniformly.
+
+    The replacement ``r + (r >= t)`` is uniform over the ``k - 1`` values
+    other than ``t``, so every other value has probability
+    ``(1 - p) / (k - 1)``; the output law is :func:`grr_pmf`.
+    """
     t = np.asarray(true_index, dtype=np.uint64)
     other = r + (r >= t)  # skips the true value: uniform over [k] \ {t}
     return np.where(keep, t, other)
@@ -293,14 +344,6 @@ def grr_pmf(true_index: int, k: int, p: float) -> np.ndarray:
     pmf = np.full(k, (1.0 - p) / (k - 1))
     pmf[true_index] = p
     return pmf
-
-
-def uint_dtype(max_value: int) -> np.dtype:
-    """The smallest unsigned dtype holding ``max_value``."""
-    for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
-        if max_value <= np.iinfo(dt).max:
-            return np.dtype(dt)
-    raise ValueError(f"{max_value} does not fit in 64 bits")
 
 
 # ------------------------------------------------------------------ oracle
@@ -318,10 +361,17 @@ class FrequencyOracle(ABC, Generic[R]):
 
     kind: ClassVar[str] = ""
     reports_class: ClassVar[type[Reports]] = Reports
+    #: parameters (besides ``epsilon``) the constructor takes by position, in order (:func:`oracle_from_params`)
+    positional: ClassVar[tuple[str, ...]] = ()
 
     epsilon: float
     p: float
     q: float
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__ and cls.kind:  # BLH (kind OLH, d' = 2) does not replace OLH
+            _ORACLES[cls.kind] = cls
 
     # -------------------------------------------------------------- identity
     @property
@@ -341,13 +391,72 @@ class FrequencyOracle(ABC, Generic[R]):
         return hash(tuple(sorted(self.params.items())))
 
     # -------------------------------------------------------------- protocol
-    @abstractmethod
     def privatize(self, values, *, rng=None) -> R:
         """Each user's randomized report (the paper's Perturb).
 
-        ``rng`` (keyword-only) is any seed numpy's ``default_rng`` accepts
-        (:func:`ldp.validation.check_rng`).
+        Parameters
+        ----------
+        values : array_like
+            One value per user (the oracle's representation).
+        rng : None, int, SeedSequence, BitGenerator, Generator or ldp.randomness.Coins, keyword-only
+            The users' randomness.  A seed (anything
+            :func:`ldp.validation.check_rng` accepts) makes this a
+            **simulation**: whoever holds the seed recomputes every user's
+            coins, so the seed is every user's secret.
+            :class:`ldp.randomness.SystemCoins` draws from the operating
+            system instead (what a device does, :mod:`ldp.client`).  The
+            public parts of the reports (hash seeds) come from an independent
+            child of ``rng`` (:meth:`draw_noise`).
+
+        Returns
+        -------
+        Reports
+            The oracle's reports class;
+            ``privatize(values, rng=r) == apply_noise(values, draw_noise(len(values), rng=r))``.
         """
+        vals = self.check_values(values)
+        return self.apply_noise(vals, self.draw_noise(vals.shape[0], rng=rng))
+
+    @abstractmethod
+    def check_values(self, values) -> np.ndarray:
+        """The users' values, checked and in the oracle's canonical form (as :meth:`privatize` takes them).
+
+        Raises ``TypeError`` / ``ValueError`` naming ``values`` and the allowed range.
+        """
+
+    @abstractmethod
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, ...]:
+        """The randomness of ``n`` users from checked coin sources (public parts from ``public``)."""
+
+    def draw_noise(self, n: int, *, rng=None, public_rng=None) -> tuple[np.ndarray, ...]:
+        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        rng : None, int, SeedSequence, BitGenerator, Generator or ldp.randomness.Coins
+            The private coins (a seeded simulation, or
+            :class:`ldp.randomness.SystemCoins` on a device).
+        public_rng : same kinds, optional
+            The public parts of the reports (the fields in the reports
+            class's ``public_fields``, e.g. hash seeds).  Default: an
+            independent child of ``rng`` (:func:`ldp.randomness.coin_sources`),
+            never the private stream itself.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Per-user arrays, in the order the oracle's ``_draw`` states; none
+            depends on the values.
+        """
+        n = check_int(n, "n", lo=0)
+        private, public = coin_sources(rng, public_rng, public=bool(self.reports_class.public_fields))
+        return self._draw(n, private, public)
+
+    @abstractmethod
+    def apply_noise(self, values: np.ndarray, noise) -> R:
+        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`."""
 
     @abstractmethod
     def _support(self, reports: R, candidates: np.ndarray) -> np.ndarray:
@@ -462,10 +571,6 @@ class FrequencyOracle(ABC, Generic[R]):
     def _variance0(self, n: int) -> float:
         p, q = self.p, self.q
         return n * q * (1 - q) / (p - q) ** 2
-
-    @staticmethod
-    def _rng(rng) -> np.random.Generator:
-        return check_rng(rng)
 
 
 def _exp(epsilon: float) -> float:

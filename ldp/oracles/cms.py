@@ -53,8 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
-from .base import _exp, report_array
+from ..randomness import Coins
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
+from .base import SEED_FIELD, _exp, bits_field, report_array
 from .hashed import HashedOracle, SeededReports
 from .hashed_kernels import MODE_CMS, hashed_support
 
@@ -79,10 +80,10 @@ class CMSReports(SeededReports):
         """The bits as a ``uint8`` 0/1 array ``(n, w)``."""
         return np.unpackbits(self.bits, axis=1, count=int(self._params["width"]))
 
-    def _validate(self) -> None:
-        self._check_seed()
-        w = int(self._params["width"])
-        self._check_packed_bits("bits", w, f"width = {w}")
+    @classmethod
+    def layout(cls, params):
+        w = int(params["width"])
+        return SEED_FIELD, bits_field("bits", w, f"width = {w}")
 
 
 class CMS(HashedOracle[CMSReports]):
@@ -141,21 +142,21 @@ class CMS(HashedOracle[CMSReports]):
         out[h] = self.p
         return out
 
-    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
-        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(seeds, flips)``: each user's hash seed (public) and which of her ``w`` bits are flipped.
 
-        Returns ``(seeds, flips)``: each user's hash seed (uniform 64-bit),
-        then which of her ``w`` bits are flipped (each with probability
-        ``f``), packed like the reports' bits (``uint8``, ``(n, ceil(w/8))``).
+        The seeds (uniform 64-bit, sent in the clear) come from the public
+        source; the flips (each bit with probability ``f``, packed like the
+        reports' bits: ``uint8``, ``(n, ceil(w/8))``) from the private one.
         None of it depends on the values.
         """
-        rng = check_rng(rng)
-        seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
+        assert public is not None
+        seeds = public.uint64(n)  # H drawn independently of v, and of the private coins
         w = self.width
         flips = np.empty((n, -(-w // 8)), dtype=np.uint8)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
-            flips[lo:hi] = np.packbits(rng.random((hi - lo, w)) < self.flip, axis=1)
+            flips[lo:hi] = np.packbits(private.bernoulli(self.flip, (hi - lo, w)), axis=1)
         return seeds, flips
 
     def apply_noise(self, values: np.ndarray, noise) -> CMSReports:

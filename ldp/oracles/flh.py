@@ -87,18 +87,19 @@ differentially private protocols for frequency estimation", USENIX Security
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import numba
 import numpy as np
 
+from ..randomness import Coins
 from ..validation import check_epsilon, check_int, check_rng
 from ..values import as_values, n_chunks
 from . import hashing
-from .base import grr_apply, grr_draw, grr_pmf, uint_dtype
+from .base import Reports, grr_apply, grr_draw, grr_pmf, report_array, symbol_field, uint_dtype
 from .flh_kernels import support_from_tally, support_serial, tally_into
 from .formulas import default_d_prime, olh_pq
-from .hashed import HashedOracle, SymbolReports
+from .hashed import HashedOracle
 
 __all__ = ["FLH", "FLHReports", "DEFAULT_POOL_SIZE", "MAX_POOL_SIZE", "MAX_TALLY_CELLS", "pool_seeds",
            "pool_variance", "max_epsilon"]
@@ -173,7 +174,7 @@ def pool_variance(counts, pool_size: int, d_prime: int) -> float:
     return float(np.sum(c * c) / (h * (dp - 1)))
 
 
-class FLHReports(SymbolReports):
+class FLHReports(Reports):
     """FLH reports: each user's pool index ``J`` (public) and her perturbed hash value ``y`` in ``[0, d')``.
 
     ``params``: ``kind='FLH'``, ``epsilon``, ``d_prime``, ``m``, ``pool_size``, ``pool_seed``.
@@ -182,21 +183,15 @@ class FLHReports(SymbolReports):
     kind = "FLH"
     fields = ("index", "y")
     #: the parts of a report that do not depend on the value and are sent in the clear
-    public_fields: ClassVar[tuple[str, ...]] = ("index",)
+    public_fields = ("index",)
 
-    @property
-    def index(self) -> np.ndarray:
-        """Each user's pool index ``J`` in ``[0, h)`` (smallest unsigned dtype holding ``h - 1``)."""
-        return self._arrays["index"]
+    index = report_array("index", "Each user's pool index ``J`` in ``[0, h)`` (smallest unsigned dtype holding it).")
+    y = report_array("y", "Each user's output symbol in ``[0, d')`` (smallest unsigned dtype holding it).")
 
-    def _symbol_range(self) -> tuple[int, str]:
-        dp = int(self._params["d_prime"])
-        return dp, f"d_prime = {dp}"
-
-    def _validate(self) -> None:
-        h = int(self._params["pool_size"])
-        self._check_symbols("index", h, f"pool_size = {h}")
-        self._check_symbols("y", *self._symbol_range())
+    @classmethod
+    def layout(cls, params):
+        h, dp = int(params["pool_size"]), int(params["d_prime"])
+        return symbol_field("index", h, f"pool_size = {h}"), symbol_field("y", dp, f"d_prime = {dp}")
 
 
 class FLH(HashedOracle[FLHReports]):
@@ -292,30 +287,18 @@ class FLH(HashedOracle[FLHReports]):
             raise ValueError(f"output_pmf needs d_prime <= {2**24}, got {self.d_prime}")
         return grr_pmf(h, self.d_prime, self.p)
 
-    def draw_noise(self, n: int, *, rng=None, public_rng=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(index, keep, r)``: each user's pool index, GRR's keep coin and its replacement.
 
-        Returns ``(index, keep, r)``: each user's pool index (uniform in
-        ``[0, h)``, **public**: drawn from ``public_rng``), GRR's keep coin
-        (``True`` with probability ``p``) and its uniform replacement in
-        ``[0, d' - 1)`` (both private: drawn from ``rng``, in that order).
-
-        Parameters
-        ----------
-        n : int
-            Number of users.
-        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
-            The private coins (:func:`ldp.validation.check_rng`).
-        public_rng : same, optional
-            The stream of the public index.  Default: an independent child
-            spawned from ``rng`` (never ``rng``'s own stream), spawned before
-            any private coin is drawn.
+        The index (uniform in ``[0, h)``, sent in the clear) comes from the
+        public source; the keep coin (``True`` with probability ``p``) and the
+        uniform replacement in ``[0, d' - 1)`` from the private one, in that
+        order (:meth:`ldp.oracles.FrequencyOracle.draw_noise`).  None of it
+        depends on the values.
         """
-        n = check_int(n, "n", lo=0)
-        rng = check_rng(rng)
-        pub = rng.spawn(1)[0] if public_rng is None else check_rng(public_rng)
-        index = pub.integers(0, self.pool_size, size=n, dtype=uint_dtype(self.pool_size - 1))
-        keep, r = grr_draw(n, self.d_prime, self.p, rng=rng)
+        assert public is not None
+        index = public.below(self.pool_size, n).astype(uint_dtype(self.pool_size - 1))  # independent of v
+        keep, r = grr_draw(n, self.d_prime, self.p, private)
         return index, keep, r
 
     def apply_noise(self, values: np.ndarray, noise) -> FLHReports:

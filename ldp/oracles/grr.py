@@ -5,8 +5,19 @@ from typing import Any
 
 import numpy as np
 
+from ..randomness import Coins
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, check_indices, grr_perturb, grr_pmf, report_array, uint_dtype
+from .base import (
+    FrequencyOracle,
+    Reports,
+    check_indices,
+    grr_apply,
+    grr_draw,
+    grr_pmf,
+    report_array,
+    symbol_field,
+    uint_dtype,
+)
 from .formulas import grr_pq, grr_variance
 
 __all__ = ["GRR", "GRRReports"]
@@ -28,9 +39,10 @@ class GRRReports(Reports):
 
     y = report_array("y", "Each user's reported value (smallest unsigned dtype holding ``domain_size - 1``).")
 
-    def _validate(self) -> None:
-        d = int(self._params["domain_size"])
-        self._check_symbols("y", d, f"domain_size = {d}")
+    @classmethod
+    def layout(cls, params):
+        d = int(params["domain_size"])
+        return (symbol_field("y", d, f"domain_size = {d}"),)
 
 
 class GRR(FrequencyOracle[GRRReports]):
@@ -71,6 +83,7 @@ class GRR(FrequencyOracle[GRRReports]):
 
     kind = "GRR"
     reports_class = GRRReports
+    positional = ("domain_size",)
 
     def __init__(self, epsilon: float, domain_size: int):
         self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
@@ -93,23 +106,20 @@ class GRR(FrequencyOracle[GRRReports]):
             raise ValueError(f"output_pmf needs domain_size <= {_DENSE_LIMIT}, got {self.domain_size}")
         return grr_pmf(v, self.domain_size, self.p)
 
-    def privatize(self, values, *, rng=None) -> GRRReports:
-        """Perturb each user's value.
+    def check_values(self, values) -> np.ndarray:
+        return check_indices(values, self.domain_size, "values")
 
-        Parameters
-        ----------
-        values : array_like of int
-            One value per user, integers in ``[0, domain_size)``.
-        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
-            Randomness source (:func:`ldp.validation.check_rng`).
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(keep, r)``: the keep coin (``True`` with probability ``p``) and a uniform index in ``[0, d - 1)``.
 
-        Returns
-        -------
-        GRRReports
+        Drawn in that order (:func:`ldp.oracles.base.grr_draw`); GRR has no public parts.
         """
-        v = check_indices(values, self.domain_size, "values")
-        rng = self._rng(rng)
-        y = grr_perturb(v, self.domain_size, self.p, rng=rng)
+        return grr_draw(n, self.domain_size, self.p, private)
+
+    def apply_noise(self, values: np.ndarray, noise) -> GRRReports:
+        """The reports of checked ``values`` (``uint64``) with the randomness of :meth:`draw_noise`."""
+        keep, r = noise
+        y = grr_apply(values, keep, r)
         return GRRReports(self.params, y=y.astype(uint_dtype(self.domain_size - 1)))
 
     # ---------------------------------------------------------------- server

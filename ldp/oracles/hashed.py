@@ -9,28 +9,29 @@ so that a protocol can draw it per block of users before any value is seen.
 """
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Generic
+from typing import Any, Generic
 
 import numpy as np
 
 from ..validation import check_int
 from ..values import MAX_BITS, as_values, to_chunks32
 from . import hashing
-from .base import FrequencyOracle, R, Reports, report_array
+from .base import SEED_FIELD, FrequencyOracle, R, Reports, report_array, symbol_field
 
 __all__ = ["SeededReports", "SymbolReports", "HashedOracle"]
 
 
 class SeededReports(Reports):
-    """Reports whose first array is each user's ``uint64`` hash seed."""
+    """Reports whose first array is each user's ``uint64`` hash seed, sent in the clear (public)."""
 
+    public_fields = ("seed",)
     seed = report_array("seed", "``uint64`` seed of each user's hash function (:mod:`ldp.oracles.hashing`).")
 
     def _check_seed(self) -> None:
-        seed = self._arrays["seed"]
-        if seed.ndim != 1 or seed.dtype != np.uint64:
-            raise ValueError(f"{self.kind} reports 'seed' must be a 1-D uint64 array, got {seed.dtype} {seed.shape}")
+        """Raise unless ``seed`` is a 1-D ``uint64`` array (for subclasses that write their own ``_validate``)."""
+        problem = SEED_FIELD.problem(self.kind, self._arrays["seed"])
+        if problem:
+            raise ValueError(problem)
 
 
 class SymbolReports(SeededReports):
@@ -43,21 +44,25 @@ class SymbolReports(SeededReports):
 
     y = report_array("y", "Each user's output symbol (smallest unsigned dtype holding the range).")
 
-    def _symbol_range(self) -> tuple[int, str]:  # pragma: no cover - overridden
-        """``(size, how the message names it)`` of the symbols."""
+    @classmethod
+    def _symbol_range(cls, params: dict[str, Any]) -> tuple[int, str]:  # pragma: no cover - overridden
+        """``(size, how the message names it)`` of the symbols for oracle parameters ``params``."""
         raise NotImplementedError
 
-    def _validate(self) -> None:
-        self._check_seed()
-        self._check_symbols("y", *self._symbol_range())
+    @classmethod
+    def layout(cls, params):
+        return SEED_FIELD, symbol_field("y", *cls._symbol_range(params))
 
 
 class HashedOracle(FrequencyOracle[R], Generic[R]):
     """Base of the oracles that hash each user's value to a cell of ``[cells]`` first.
 
-    Subclasses set :attr:`m` and :attr:`cells` and implement
-    :meth:`draw_noise` (the value-independent randomness of ``n`` users) and
+    Subclasses set :attr:`m` and :attr:`cells` and implement ``_draw`` (the
+    value-independent randomness of ``n`` users, behind :meth:`draw_noise`:
+    the hash seeds from the public source, the rest from the private one) and
     :meth:`apply_noise` (the reports of given values with that randomness).
+    Values use the canonical representation of :mod:`ldp.values` (for
+    ``m <= 64`` integers or a ``uint64`` array).
     """
 
     cells: int
@@ -87,33 +92,5 @@ class HashedOracle(FrequencyOracle[R], Generic[R]):
     def _chunks(self, candidates: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(to_chunks32(candidates, self.m).T)
 
-    # ------------------------------------------------------------------ user
-    def privatize(self, values, *, rng=None) -> R:
-        """Each user's report: her hash seed and her randomized cell.
-
-        Parameters
-        ----------
-        values : array_like
-            One ``m``-bit value per user (canonical representation of
-            :mod:`ldp.values`; for ``m <= 64`` integers or a ``uint64`` array).
-        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
-            Randomness source (:func:`ldp.validation.check_rng`), drawn in the
-            order :meth:`draw_noise` states, all of it before any value is
-            used: ``privatize(values, rng=r) == apply_noise(values,
-            draw_noise(len(values), rng=r))``.
-
-        Returns
-        -------
-        Reports
-            The oracle's reports class.
-        """
-        vals = as_values(values, self.m, name="values")
-        return self.apply_noise(vals, self.draw_noise(vals.shape[0], rng=rng))
-
-    @abstractmethod
-    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, ...]:
-        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen."""
-
-    @abstractmethod
-    def apply_noise(self, values: np.ndarray, noise) -> R:
-        """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`."""
+    def check_values(self, values) -> np.ndarray:
+        return as_values(values, self.m, name="values")

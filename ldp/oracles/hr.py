@@ -71,7 +71,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_epsilon, check_int, check_rng
+from ..randomness import Coins
+from ..validation import check_epsilon, check_int
 from .base import _exp, uint_dtype
 from .hashed import HashedOracle, SymbolReports
 from .hashed_kernels import MODE_HR, hashed_support
@@ -139,8 +140,9 @@ class HRReports(SymbolReports):
 
     kind = "HR"
 
-    def _symbol_range(self) -> tuple[int, str]:
-        K = int(self._params["blocks"]) * int(self._params["block_size"])
+    @classmethod
+    def _symbol_range(cls, params) -> tuple[int, str]:
+        K = int(params["blocks"]) * int(params["block_size"])
         return K, f"blocks * block_size = {K}"
 
 
@@ -252,20 +254,20 @@ class HR(HashedOracle[HRReports]):
         inside = self.in_set(np.full(self.K, h, dtype=np.uint64), np.arange(self.K, dtype=np.uint64))
         return np.where(inside, e, 1.0) / self.normalizer
 
-    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, ...]:
-        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, ...]:
+        """``(seeds, inside, u, t)``: the hash seed (public) and three private coins.
 
-        Returns ``(seeds, inside, u, t)``: each user's hash seed (uniform
-        64-bit), whether ``y`` falls in ``C_h`` (``True`` with probability
-        ``p``), a uniform index in ``[0, K - b/2)`` (a symbol outside ``C_h``)
-        and a uniform index in ``[0, b)`` (a symbol inside the block), drawn
-        in that order.  None of it depends on the values.
+        Each user's hash seed (uniform 64-bit, sent in the clear) comes from
+        the public source; from the private one, in this order: whether ``y``
+        falls in ``C_h`` (``True`` with probability ``p``), a uniform index in
+        ``[0, K - b/2)`` (a symbol outside ``C_h``) and a uniform index in
+        ``[0, b)`` (a symbol inside the block).  None of it depends on the values.
         """
-        rng = check_rng(rng)
-        seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
-        inside = rng.random(n) < self.p  # y in C_h with probability |C_h| e^eps / Z
-        u = rng.integers(0, self.K - self.block_size // 2, size=n, dtype=np.uint64)
-        t = rng.integers(0, self.block_size, size=n, dtype=np.uint64)
+        assert public is not None
+        seeds = public.uint64(n)  # H drawn independently of v, and of the private coins
+        inside = private.bernoulli(self.p, n)  # y in C_h with probability |C_h| e^eps / Z
+        u = private.below(self.K - self.block_size // 2, n)
+        t = private.below(self.block_size, n)
         return seeds, inside, u, t
 
     def apply_noise(self, values: np.ndarray, noise) -> HRReports:

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int, check_rng
+from ..randomness import Coins
+from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
 from ..values import n_chunks
 from .base import grr_apply, grr_draw, grr_pmf, uint_dtype
 from .formulas import default_d_prime, olh_pq, olh_variance
@@ -32,8 +33,9 @@ class OLHReports(SymbolReports):
 
     kind = "OLH"
 
-    def _symbol_range(self) -> tuple[int, str]:
-        dp = int(self._params["d_prime"])
+    @classmethod
+    def _symbol_range(cls, params) -> tuple[int, str]:
+        dp = int(params["d_prime"])
         return dp, f"d_prime = {dp}"
 
 
@@ -132,17 +134,18 @@ class OLH(HashedOracle[OLHReports]):
             raise ValueError(f"output_pmf needs d_prime <= {2**24}, got {self.d_prime}")
         return grr_pmf(h, self.d_prime, self.p)
 
-    def draw_noise(self, n: int, *, rng=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The randomness of :meth:`privatize` for ``n`` users, drawn before any value is seen.
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(seeds, keep, r)``: each user's hash seed, GRR's keep coin and its replacement index.
 
-        Returns ``(seeds, keep, r)``: each user's hash seed (uniform 64-bit),
-        GRR's keep coin (``True`` with probability ``p``) and its uniform
-        replacement index in ``[0, d' - 1)``, drawn in that order.  None of it
-        depends on the values (the hash is chosen independently of ``v``).
+        The seeds (uniform 64-bit, sent in the clear) come from the public
+        source; the keep coin (``True`` with probability ``p``) and the
+        uniform replacement index in ``[0, d' - 1)`` from the private one, in
+        that order.  None of it depends on the values (the hash is chosen
+        independently of ``v``).
         """
-        rng = check_rng(rng)
-        seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)  # H drawn independently of v
-        keep, r = grr_draw(n, self.d_prime, self.p, rng=rng)
+        assert public is not None
+        seeds = public.uint64(n)  # H drawn independently of v, and of the private coins
+        keep, r = grr_draw(n, self.d_prime, self.p, private)
         return seeds, keep, r
 
     def apply_noise(self, values: np.ndarray, noise) -> OLHReports:

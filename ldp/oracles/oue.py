@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from ..randomness import Coins
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, _exp, check_indices, report_array
+from .base import FrequencyOracle, Reports, _exp, bits_field, check_indices, report_array
 
 __all__ = ["OUE", "OUEReports"]
 
@@ -34,9 +35,10 @@ class OUEReports(Reports):
         """The bit vectors as a ``(n, domain_size)`` ``uint8`` 0/1 array."""
         return np.unpackbits(self.bits, axis=1, count=int(self._params["domain_size"]))
 
-    def _validate(self) -> None:
-        d = int(self._params["domain_size"])
-        self._check_packed_bits("bits", d, f"domain_size = {d}")
+    @classmethod
+    def layout(cls, params):
+        d = int(params["domain_size"])
+        return (bits_field("bits", d, f"domain_size = {d}"),)
 
 
 class OUE(FrequencyOracle[OUEReports]):
@@ -69,6 +71,7 @@ class OUE(FrequencyOracle[OUEReports]):
 
     kind = "OUE"
     reports_class = OUEReports
+    positional = ("domain_size",)
 
     def __init__(self, epsilon: float, domain_size: int):
         self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
@@ -92,33 +95,36 @@ class OUE(FrequencyOracle[OUEReports]):
         probs[v] = self.p
         return probs
 
-    def privatize(self, values, *, rng=None) -> OUEReports:
-        """Each user's perturbed bit vector.
+    def check_values(self, values) -> np.ndarray:
+        return check_indices(values, self.domain_size, "values")
 
-        Parameters
-        ----------
-        values : array_like of int
-            One value per user in ``[0, domain_size)``.
-        rng : None, int, SeedSequence, BitGenerator or Generator, keyword-only
-            Randomness source.  Users are processed in batches of
-            ``max(1, 2**22 // domain_size)``; per batch one uniform float per
-            bit, then one per user for the bit at her value.
+    def _draw(self, n: int, private: Coins, public: Coins | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(bits, own)``: every bit 1 with probability ``q`` (packed), and the own bit, 1 with probability ``p``.
 
-        Returns
-        -------
-        OUEReports
+        Users are drawn in batches of ``max(1, 2**22 // domain_size)``; per
+        batch one coin per bit of every user, then one per user for the bit at
+        her value (which :meth:`apply_noise` writes over the first).  ``bits``
+        is packed like the reports (``uint8``, ``(n, ceil(d / 8))``).  OUE has
+        no public parts.
         """
-        v = check_indices(values, self.domain_size, "values").astype(np.intp)
-        rng = self._rng(rng)
-        n, d = v.shape[0], self.domain_size
-        out = np.empty((n, -(-d // 8)), dtype=np.uint8)
+        d = self.domain_size
+        bits = np.empty((n, -(-d // 8)), dtype=np.uint8)
+        own = np.empty(n, dtype=bool)
         batch = max(1, _BATCH_CELLS // d)
         for s in range(0, n, batch):
-            vb = v[s:s + batch]
-            k = vb.shape[0]
-            bits = rng.random((k, d)) < self.q  # other bits: 1 w.p. q
-            bits[np.arange(k), vb] = rng.random(k) < self.p  # own bit: 1 w.p. p
-            out[s:s + k] = np.packbits(bits, axis=1)
+            k = min(batch, n - s)
+            bits[s:s + k] = np.packbits(private.bernoulli(self.q, (k, d)), axis=1)  # other bits: 1 w.p. q
+            own[s:s + k] = private.bernoulli(self.p, k)  # own bit: 1 w.p. p
+        return bits, own
+
+    def apply_noise(self, values: np.ndarray, noise) -> OUEReports:
+        """The reports of checked ``values`` with the randomness of :meth:`draw_noise`: bit ``v`` set to ``own``."""
+        bits, own = noise
+        v = np.asarray(values).astype(np.intp)
+        out = np.array(bits, dtype=np.uint8, copy=True)
+        rows = np.arange(v.shape[0])
+        mask = (np.uint8(128) >> (v & 7).astype(np.uint8))
+        out[rows, v >> 3] = np.where(own, out[rows, v >> 3] | mask, out[rows, v >> 3] & ~mask)
         return OUEReports(self.params, bits=out)
 
     # ---------------------------------------------------------------- server

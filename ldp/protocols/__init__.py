@@ -8,10 +8,14 @@ Every protocol is a real client/server protocol:
   configuration, the groups and their questions, public seeds, each user's
   group);
 * ``privatize(values, *, rng=None, plan=plan, users=...)`` -- what the users
-  send, for any batch of users (down to one): each user's group and oracle
+  send, **simulated** from one seed (the seed is every simulated user's
+  secret), for any batch of users (down to one): each user's group and oracle
   reports (:class:`ProtocolReports`, savable with ``save``/``load``, merged
   with :meth:`ProtocolReports.concat`); batches privatized with the same
   ``rng`` merge into exactly the reports of one batch;
+* ``aggregator(plan)`` -- the server of a real deployment (:class:`Aggregator`):
+  devices send bytes made by :func:`ldp.client.report` with their own OS
+  randomness; each report is checked as it arrives;
 * ``aggregate(reports, *, rng=None)`` -- the server side, from the reports alone;
 * ``run(values, *, rng=None, engine="protocol")`` -- all three; ``engine="counts"``
   uses the count-level engine of :mod:`ldp.engines` instead (each aggregated
@@ -50,6 +54,7 @@ from ..core import (
                     select_top,
                     support_threshold,
 )
+from .aggregator import Aggregator
 from .base import HeavyHitterProtocol, TwoPhaseProtocol
 from .batches import NOISE_BLOCK
 from .mcm import MCM, mcm_queries
@@ -69,6 +74,7 @@ __all__ = [
     "SFP",
     "HeavyHitterProtocol",
     "TwoPhaseProtocol",
+    "Aggregator",
     "HeavyHitterResult",
     "RoundInfo",
     "ProtocolReports",

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core import (
+    MAX_USERS,
     Candidates,
     Dataset,
     HeavyHitterResult,
@@ -39,6 +40,7 @@ from ..engines import CountSupport, ReportSupport, SupportSource, prepare, repor
 from ..validation import check_epsilon, check_fraction, check_int, check_rng
 from ..values import as_values
 from . import batches
+from .aggregator import Aggregator
 
 __all__ = ["HeavyHitterProtocol", "TwoPhaseProtocol", "ENGINES"]
 
@@ -72,12 +74,15 @@ class HeavyHitterProtocol(ABC):
     Notes
     -----
     The deployment split: the server makes and publishes a :class:`~ldp.core.Plan`
-    (:meth:`plan`); users privatize their values with it, in batches of any
-    size (:meth:`privatize` with ``plan=`` and ``users=``); the server merges
-    the batches (:meth:`~ldp.core.ProtocolReports.concat`) and aggregates them
-    (:meth:`aggregate`).  :meth:`run` does all of it in one call, with either
-    engine (:mod:`ldp.engines`).  A subclass writes its aggregation once,
-    against :class:`ldp.engines.SupportSource` (``_aggregate``).
+    (:meth:`plan`); each device sends the bytes :func:`ldp.client.report`
+    makes from its value with the operating system's randomness; the server
+    checks and aggregates them (:meth:`aggregator`).  The simulation of that
+    split (the book's experiments): :meth:`privatize` with ``plan=`` and
+    ``users=`` draws every user's report from one seed, in batches of any
+    size, which :meth:`~ldp.core.ProtocolReports.concat` merges and
+    :meth:`aggregate` aggregates; :meth:`run` does all of it in one call, with
+    either engine (:mod:`ldp.engines`).  A subclass writes its aggregation
+    once, against :class:`ldp.engines.SupportSource` (``_aggregate``).
     """
 
     name = "?"
@@ -263,7 +268,9 @@ class HeavyHitterProtocol(ABC):
         Parameters
         ----------
         n : int
-            Number of users, at least the number of groups.
+            Number of users, at least the number of groups and at most
+            :data:`ldp.core.MAX_USERS` (``2**32``: the group assignment's
+            shuffle is exact up to there).
         rng : None, int, SeedSequence, BitGenerator or Generator
             Source of the plan's public seeds.
 
@@ -273,7 +280,7 @@ class HeavyHitterProtocol(ABC):
             Serialisable (:meth:`Plan.to_json`).
         """
         self._check_epsilon_limit()
-        n = check_int(n, "n", 1)
+        n = check_int(n, "n", 1, MAX_USERS)
         s_seed, s_public = check_rng(rng).spawn(2)
         seed = int(s_seed.integers(0, 2**63))
         public = self._public(s_public)
@@ -314,8 +321,26 @@ class HeavyHitterProtocol(ABC):
                              f"{'; '.join(diff) or 'its groups or questions differ'}")
         return plan
 
+    def aggregator(self, plan: Plan | str) -> Aggregator:
+        """The server of a deployment: receives wire reports for ``plan``, checks each, aggregates.
+
+        Parameters
+        ----------
+        plan : Plan or str
+            The published plan (or its JSON), made by :meth:`plan` of an
+            identically configured protocol (checked).
+
+        Returns
+        -------
+        ldp.protocols.Aggregator
+            ``add(report)``, ``add_many(reports)``, ``n_reports`` and
+            ``result(rng=...)``; devices make the reports with
+            :func:`ldp.client.report`.
+        """
+        return Aggregator(self, plan)
+
     def privatize(self, values, *, rng=None, plan: Plan | None = None, users=None) -> ProtocolReports:
-        """What users send (the client side), for all users or for a batch.
+        """What users send, **simulated** from one seed: for all users or for a batch.
 
         Parameters
         ----------
@@ -323,8 +348,13 @@ class HeavyHitterProtocol(ABC):
             One ``m``-bit value per user (canonical representation of
             :mod:`ldp.values`), or an :class:`ldp.core.Dataset`.
         rng : None, int, SeedSequence, BitGenerator or Generator
-            The users' private randomness (hash seeds and GRR coins).  With
-            ``plan=None`` also the plan's public seeds (as in :meth:`run`).
+            The simulated users' randomness (hash seeds and GRR coins, from
+            independent child streams).  With ``plan=None`` also the plan's
+            public seeds (as in :meth:`run`).  This is a simulation of all
+            the users from one seed: whoever holds it recomputes every user's
+            coins and undoes the randomization, so the seed is every user's
+            secret.  Real users run :func:`ldp.client.report` on their own
+            devices, with the operating system's randomness.
         plan : Plan, optional
             The published plan (:meth:`plan`).  Default: a plan for
             ``len(values)`` users made from ``rng``.
@@ -341,8 +371,9 @@ class HeavyHitterProtocol(ABC):
 
         Notes
         -----
-        User ``i``'s randomness comes from the stream of her block of
-        :data:`ldp.protocols.batches.NOISE_BLOCK` users, derived from ``rng``
+        User ``i``'s randomness comes from two streams of her block of
+        :data:`ldp.protocols.batches.NOISE_BLOCK` users (private coins and
+        public hash seeds, independent), derived from ``rng``
         (an int or a ``SeedSequence``) and the block number, so privatizing
         users ``0 .. n-1`` in batches of any sizes with the same ``rng`` gives,
         after :meth:`ProtocolReports.concat`, exactly the reports of one

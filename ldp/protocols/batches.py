@@ -1,9 +1,18 @@
-"""The users' private randomness, identical whatever the batching (:meth:`HeavyHitterProtocol.privatize`).
+"""The simulated users' randomness, identical whatever the batching (:meth:`HeavyHitterProtocol.privatize`).
 
-User ``i``'s noise comes from the stream of her block of :data:`NOISE_BLOCK`
-users, a child of the privatization's root ``SeedSequence`` (:func:`noise_root`)
-numbered by the block, so privatizing users ``0 .. n-1`` in batches of any sizes
-with the same ``rng`` gives exactly the reports of one batch.
+This is the **seeded simulation** of many users (the book's runs): whoever
+holds the seed recomputes every user's coins, so the seed is every simulated
+user's secret.  A real device draws from the operating system instead
+(:mod:`ldp.client`).
+
+User ``i``'s randomness comes from two streams of her block of
+:data:`NOISE_BLOCK` users, both children of the privatization's root
+``SeedSequence`` (:func:`noise_root`), with spawn keys ``(PRIVATE, block)``
+for her private coins and ``(PUBLIC, block)`` for the public parts of her
+reports (the hash seeds she sends in the clear): the two are independent
+streams, so the public seeds reveal nothing of the coins' stream.
+Privatizing users ``0 .. n-1`` in batches of any sizes with the same ``rng``
+gives exactly the reports of one batch.
 """
 from __future__ import annotations
 
@@ -14,7 +23,10 @@ import numpy as np
 from ..core import Plan
 from ..validation import check_rng
 
-__all__ = ["NOISE_BLOCK", "noise_root", "block_rng", "batch_users", "user_noise"]
+__all__ = ["NOISE_BLOCK", "PRIVATE", "PUBLIC", "noise_root", "block_rng", "batch_users", "user_noise"]
+
+#: first spawn-key entry of the streams of private coins and of public parts (:func:`block_rng`)
+PRIVATE, PUBLIC = 0, 1
 
 
 def noise_root(*, rng) -> np.random.SeedSequence:
@@ -34,9 +46,13 @@ def noise_root(*, rng) -> np.random.SeedSequence:
     return np.random.SeedSequence(g.integers(0, 2**63, size=4))  # pragma: no cover
 
 
-def block_rng(root: np.random.SeedSequence, block: int) -> np.random.Generator:
-    """The private stream of users ``block * NOISE_BLOCK ..`` (child ``block`` of ``root``)."""
-    ss = np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (int(block),),
+def block_rng(root: np.random.SeedSequence, block: int, part: int = PRIVATE) -> np.random.Generator:
+    """A stream of users ``block * NOISE_BLOCK ..``: their private coins (``part = PRIVATE``) or public parts.
+
+    The ``SeedSequence`` of ``root``'s entropy with spawn key
+    ``root.spawn_key + (part, block)``.
+    """
+    ss = np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (int(part), int(block)),
                                 pool_size=root.pool_size)
     return np.random.Generator(np.random.PCG64(ss))
 
@@ -95,10 +111,12 @@ def user_noise(plan: Plan, users: np.ndarray, labels: np.ndarray, root: np.rando
     """Each batch user's oracle randomness, identical whatever the batching.
 
     Block ``b`` of users (``b * NOISE_BLOCK`` to ``(b + 1) * NOISE_BLOCK - 1``)
-    has its own stream (:func:`block_rng`); from it, group by group and
-    question by question, the randomness of all the block's users of the
-    group is drawn in user order (the oracle's ``draw_noise``, e.g.
-    :meth:`ldp.OLH.draw_noise`), and each batch user takes her entry.
+    has its own two streams (:func:`block_rng`: private coins, public
+    parts); from them, group by group and question by question, the
+    randomness of all the block's users of the group is drawn in user order
+    (the oracle's ``draw_noise``, e.g. :meth:`ldp.OLH.draw_noise`, with
+    ``rng`` the private stream and ``public_rng`` the public one), and each
+    batch user takes her entry.
 
     Parameters
     ----------
@@ -135,11 +153,11 @@ def user_noise(plan: Plan, users: np.ndarray, labels: np.ndarray, root: np.rando
             rank = np.empty(hi - lo, dtype=np.int64)
             rank[order] = np.arange(hi - lo) - np.repeat(np.cumsum(cnt) - cnt, cnt)
             lab, rk = labels[s:e], rank[users[s:e] - lo]
-        gen = block_rng(root, b)
+        gen, pub = block_rng(root, b, PRIVATE), block_rng(root, b, PUBLIC)
         for g in range(G):
             pick = None if whole else rk[lab == g]
             for j, o in enumerate(oracles[g]):
-                d = o.draw_noise(int(cnt[g]), rng=gen)
+                d = o.draw_noise(int(cnt[g]), rng=gen, public_rng=pub)
                 parts[g][j].append(d if pick is None else tuple(a[pick] for a in d))
     return [[tuple(np.concatenate([d[i] for d in lst]) for i in range(len(lst[0]))) for lst in row]
             for row in parts]

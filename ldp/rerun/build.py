@@ -232,8 +232,9 @@ def params_markdown() -> str:
         ]
         for p in params.values():
             quick = f"`{_md_cell(p.quick_text)}`" if p.has_quick else ""
+            allowed = f" (allowed: `{_md_cell(p.range_text)}`)" if p.range_text else ""
             out.append(f"| `{p.name}` | `{_md_cell(p.type)}` | `{_md_cell(p.default_text)}` | {quick} "
-                       f"| {_md_cell(p.help)} |")
+                       f"| {_md_cell(p.help)}{allowed} |")
         out.append("")
     if len(out) == 2:
         out.append("*No notebooks yet.*")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -17,15 +18,19 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..paths import PROGRESS_ENV, SHOW_FIGURES_ENV, repo_root
 from .notebooks import cell_source, read_notebook
 from .parameters import ParameterError
 
 __all__ = ["KERNEL_NAME", "KERNEL_DISPLAY_NAME", "SHOW_FIGURES_ENV", "PROGRESS_ENV", "venv_jupyter_dir",
-           "ensure_kernel", "kernel_env", "papermill_command", "error_report", "duration_text", "execute"]
+           "ensure_kernel", "kernel_env", "papermill_command", "error_report", "duration_text", "execute",
+           "stop_process_tree"]
 
+#: name of the Jupyter kernel the notebooks run with (this environment's Python; :func:`ensure_kernel`)
 KERNEL_NAME = "ldp"
+#: the kernel's name as Jupyter's menus show it
 KERNEL_DISPLAY_NAME = "Python 3 (ldp)"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CELL_LINE = re.compile(r"Executing Cell (\d+)")
@@ -139,9 +144,88 @@ def _grid_progress(path: Path) -> str:
         return ""
 
 
+class _Tree:
+    """The processes started for one notebook: papermill and, once they exist, its kernel and their children.
+
+    Remembered while they run (polled every second), because a kernel is
+    started in a session of its own (jupyter_client) and, once papermill is
+    gone, is no longer papermill's child: without this list nothing could find
+    it again.
+    """
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.known: dict[int, Any] = {}
+        try:
+            import psutil
+        except ImportError:  # pragma: no cover - psutil is in requirements.txt (ipykernel needs it)
+            self._psutil = None
+        else:
+            self._psutil = psutil
+            self.poll()
+
+    def poll(self) -> None:
+        if self._psutil is None:
+            return
+        try:
+            root = self._psutil.Process(self.proc.pid)
+            for p in [root, *root.children(recursive=True)]:
+                self.known.setdefault(p.pid, p)
+        except self._psutil.Error:
+            pass
+
+    def stop(self, grace: float = 3.0) -> None:
+        """Terminate every remembered process still running, then kill those still there after ``grace`` s."""
+        stop_process_tree(self.proc, list(self.known.values()), psutil=self._psutil, grace=grace)
+
+
+def stop_process_tree(proc: subprocess.Popen, known: list, *, psutil=None, grace: float = 3.0) -> None:
+    """Stop ``proc`` and the processes ``known`` to descend from it: SIGTERM, then SIGKILL after ``grace`` s.
+
+    ``known`` holds :class:`psutil.Process` objects (safe against reused
+    process ids); without psutil only ``proc``'s process group is signalled.
+    """
+    if psutil is None:  # pragma: no cover - psutil is in requirements.txt
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                return
+            try:
+                proc.wait(timeout=grace)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+        return
+    try:  # the latest children too (a kernel that has just started)
+        root = psutil.Process(proc.pid)
+        known = [*known, *root.children(recursive=True)]
+    except psutil.Error:
+        pass
+    alive = []
+    for p in {p.pid: p for p in known}.values():
+        try:
+            if p.is_running():
+                p.terminate()
+                alive.append(p)
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(alive, timeout=grace)
+    for p in alive:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=grace)
+    if proc.poll() is None:  # pragma: no cover - killed above
+        proc.kill()
+    proc.wait()
+
+
 def execute(src: Path, dst: Path, params: dict, figure_dir: Path, log_path: Path | None = None,
             threads: int | None = None, *, show_figures: bool = False,
-            progress: Callable[[str], None] | None = None, interval: float = 10.0) -> tuple[bool, str]:
+            progress: Callable[[str], None] | None = None, interval: float = 10.0,
+            isolate: bool = False) -> tuple[bool, str]:
     """Execute one notebook with papermill in a subprocess, reporting progress.
 
     Parameters
@@ -163,11 +247,24 @@ def execute(src: Path, dst: Path, params: dict, figure_dir: Path, log_path: Path
         such as ``"1 min 20 s, cell 7/31, grid 3: 120/360 runs"``.
     interval : float
         Seconds between progress reports.
+    isolate : bool
+        Start papermill in a session of its own, so that a Ctrl-C in the
+        terminal reaches only this process, which then stops papermill, the
+        kernel and all their children itself (``python -m ldp rerun``).
 
     Returns
     -------
     (ok, report) : tuple of (bool, str)
         ``report`` holds the failing cell and traceback when ``ok`` is false.
+
+    Notes
+    -----
+    Whatever ends the wait (the notebook finishing, an error, Ctrl-C), every
+    process started for the notebook is stopped before this returns or
+    raises: papermill, the kernel (which jupyter_client starts in a session
+    of its own, and which a compiled cell can keep from noticing that
+    papermill is gone) and their children (e.g. joblib's workers), first with
+    SIGTERM, then SIGKILL after 3 s.
     """
     dst.parent.mkdir(parents=True, exist_ok=True)
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -196,26 +293,31 @@ def execute(src: Path, dst: Path, params: dict, figure_dir: Path, log_path: Path
         t0 = time.monotonic()
         proc = subprocess.Popen(papermill_command(src, dst, params), cwd=repo_root(), env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                encoding="utf-8", errors="replace")
+                                encoding="utf-8", errors="replace", start_new_session=isolate)
+        tree = _Tree(proc)
         reader = threading.Thread(target=read, args=(proc.stdout,), daemon=True)
         reader.start()
+        last = time.monotonic()
         try:
             while True:
                 try:
-                    proc.wait(timeout=interval)
+                    proc.wait(timeout=min(1.0, interval))
                     break
                 except subprocess.TimeoutExpired:
-                    if progress is not None:
-                        parts = [duration_text(time.monotonic() - t0), f"cell {cell[0]}/{n_cells}",
+                    tree.poll()
+                    if progress is not None and time.monotonic() - last >= interval:
+                        last = time.monotonic()
+                        parts = [duration_text(last - t0), f"cell {cell[0]}/{n_cells}",
                                  _grid_progress(progress_file)]
                         progress(", ".join(p for p in parts if p))
         finally:
-            if proc.poll() is None:  # interrupted: stop papermill (and with it the kernel)
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            main = threading.current_thread() is threading.main_thread()
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # a second Ctrl-C waits
+            try:
+                tree.stop()  # papermill if still running, and the kernel and children it leaves behind
+            finally:
+                if old is not None:
+                    signal.signal(signal.SIGINT, old)
             reader.join(timeout=10)
             if log_fh is not None:
                 log_fh.close()

@@ -5,7 +5,17 @@ The values a notebook runs with are merged before anything runs::
     notebook defaults  <  quick values (with --quick)  <  your --set values
 
 Values are Python literals with constant arithmetic (:func:`literal_value`),
-checked against the parameter's declared type (:func:`check_value`).
+checked against the parameter's declared type and, where the parameter's
+comment states it with a ``[range: ...]`` mark, its allowed range
+(:func:`check_value`), before the notebook starts.
+
+A range mark is a condition on ``x``, the value (for a list: each of its
+items), written before the ``[quick: ...]`` mark: comparisons, possibly
+chained, with numbers (``x ≥ 1``, ``0 < x < 1``, ``1 ≤ x ≤ 4096``),
+``x in ("caption", "text")``, and ``and`` / ``or`` between them
+(``x in (-1,) or x ≥ 1``).  It is written with ``≤``, ``≥`` and ``≠``
+because a parameter line holds no other ``=`` than its assignment
+(papermill's rule).
 """
 from __future__ import annotations
 
@@ -22,13 +32,15 @@ from typing import Any
 from .notebooks import NotebookError, cell_source, read_notebook
 
 __all__ = ["ParameterError", "Parameter", "TYPE_HINTS", "parameters_cell", "notebook_parameters", "literal_value",
-           "check_value", "parse_assignments", "parameter_listing", "resolve_parameters", "quick_parameters"]
+           "check_value", "in_range", "parse_assignments", "parameter_listing", "resolve_parameters",
+           "quick_parameters"]
 
 #: the types a parameter may be declared with, and what a value of each looks like
 TYPE_HINTS = {"int": "an integer such as 3 or 2**20", "float": "a number such as 2.5 or 1e-3",
               "bool": "True or False", "str": "text such as caption",
               "list": "a list such as [1.0, 3.0]"}
 _QUICK_MARK = re.compile(r"\s*\[quick:\s*(?P<value>.*)\]\s*$")
+_RANGE_MARK = re.compile(r"\s*\[range:\s*(?P<value>[^\[\]]*)\]\s*$")
 
 
 class ParameterError(ValueError):
@@ -58,6 +70,8 @@ class Parameter:
         Whether the comment has a ``[quick: ...]`` mark.
     quick_text : str
         The quick value as written in the mark ('' without one).
+    range_text : str
+        The allowed range as written in the ``[range: ...]`` mark ('' without one).
     """
 
     name: str
@@ -68,11 +82,13 @@ class Parameter:
     quick: Any
     has_quick: bool
     quick_text: str = ""
+    range_text: str = ""
 
     def describe(self) -> str:
-        """``name: type = default  # help (quick: value)``, as in the notebook."""
+        """``name: type = default  # help (allowed: range) (quick: value)``, as in the notebook."""
+        allowed = f" (allowed: {self.range_text})" if self.range_text else ""
         quick = f" (quick: {self.quick_text})" if self.has_quick else ""
-        return f"{self.name}: {self.type} = {self.default_text}  # {self.help}{quick}"
+        return f"{self.name}: {self.type} = {self.default_text}  # {self.help}{allowed}{quick}"
 
 
 
@@ -147,11 +163,21 @@ def notebook_parameters(nb_path: Path) -> dict[str, Parameter]:
         mark = _QUICK_MARK.search(help_text)
         if mark:
             help_text, quick_text = help_text[:mark.start()].rstrip(), mark["value"]
+        range_text = ""
+        rmark = _RANGE_MARK.search(help_text)
+        if rmark:
+            help_text, range_text = help_text[:rmark.start()].rstrip(), rmark["value"].strip()
+            try:
+                _range_tree(range_text)
+            except ValueError as exc:
+                raise NotebookError(f"{name}: parameter {p['name']!r}: bad [range: {range_text}] mark: {exc}") \
+                    from None
         try:
             default = literal_value(p["default"])
         except ValueError:
             default = _MISSING  # an expression the runner cannot evaluate: never injected
-        param = Parameter(p["name"], ptype, p["default"].strip(), default, help_text, default, False)
+        param = Parameter(p["name"], ptype, p["default"].strip(), default, help_text, default, False,
+                          range_text=range_text)
         if default is not _MISSING:
             try:
                 default = check_value(param, default)
@@ -239,13 +265,86 @@ def _kind(x) -> str:
     return "a bool" if isinstance(x, bool) else f"a {type(x).__name__}"
 
 
+def _range_tree(text: str) -> ast.expr:
+    """The parsed ``[range: ...]`` condition, checked to use only ``x``, literals, comparisons, and/or."""
+    if "=" in text:
+        raise ValueError(f"{text!r}: write ≤, ≥ or ≠ (a parameter line holds no other '=' than its assignment)")
+    try:
+        tree = ast.parse(text.replace("≤", "<=").replace("≥", ">=").replace("≠", "!="), mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"{text!r} is not a condition on x such as 'x ≥ 1' or '0 < x < 1'") from None
+
+    def walk(node):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, (ast.And, ast.Or)):
+            for v in node.values:
+                walk(v)
+        elif isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                if not (isinstance(operand, ast.Name) and operand.id == "x"):
+                    literal_value(ast.unparse(operand))  # a literal, or ValueError
+            if not any(isinstance(o, ast.Name) and o.id == "x" for o in (node.left, *node.comparators)):
+                raise ValueError(f"{ast.unparse(node)!r} does not mention x")
+        else:
+            raise ValueError(f"{ast.unparse(node)!r}: only comparisons with x, 'and' and 'or' are allowed")
+
+    walk(tree)
+    return tree
+
+
+_CMP: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+    ast.NotEq: operator.ne, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+def in_range(range_text: str, x: Any) -> bool:
+    """Whether ``x`` satisfies the ``[range: ...]`` condition ``range_text``."""
+    def value(node):
+        return x if isinstance(node, ast.Name) else literal_value(ast.unparse(node))
+
+    def holds(node) -> bool:
+        if isinstance(node, ast.BoolOp):
+            parts = (holds(v) for v in node.values)
+            return all(parts) if isinstance(node.op, ast.And) else any(parts)
+        left = value(node.left)
+        for op, comp in zip(node.ops, node.comparators):
+            right = value(comp)
+            try:
+                if not _CMP[type(op)](left, right):
+                    return False
+            except TypeError:
+                return False
+            left = right
+        return True
+
+    return holds(_range_tree(range_text))
+
+
+def _check_range(param: Parameter, value: Any) -> None:
+    if not param.range_text:
+        return
+    items = value if isinstance(value, list) else [value]
+    bad = [v for v in items if not in_range(param.range_text, v)]
+    if bad:
+        each = " (each item)" if isinstance(value, list) else ""
+        raise ParameterError(f"{param.name} must satisfy {param.range_text}{each}, with x the value; "
+                             f"got {bad[0]!r}")
+
+
 def check_value(param: Parameter, value: Any) -> Any:
-    """``value`` as a value of ``param``'s declared type; :class:`ParameterError` if it is not one.
+    """``value`` as a value of ``param``'s declared type and range; :class:`ParameterError` if it is not one.
 
     An int is accepted for a float (and converted); a bool is not an int.  A
     list must not be empty, and when the default list holds only integers
     (only numbers), so must the new one (floats are converted like floats).
+    The value (each item of a list) must satisfy the parameter's
+    ``[range: ...]`` mark when it has one.
     """
+    value = _check_type(param, value)
+    _check_range(param, value)
+    return value
+
+
+def _check_type(param: Parameter, value: Any) -> Any:
     t, name = param.type, param.name
     bad = ParameterError(f"{name} must be {TYPE_HINTS.get(t, t)} (type {t}), got {repr(value)} ({_kind(value)})")
     if t == "bool":

@@ -8,7 +8,9 @@ parameters ``parameters.json``, papermill's log ``run.log`` and the claims the
 chapter measures, decided on this run (``claims.csv``, ``claims.md``; see
 :func:`ldp.reporting.pages.write_rerun_report`).  ``HASH`` is a
 short hash of the notebook's name and all its parameter values, so the same
-settings reuse the same folder.
+settings reuse the same folder.  Until a run has finished, its folder holds a
+file ``INCOMPLETE`` saying why (running, failed, interrupted by Ctrl-C); a
+rerun into the folder first removes what the earlier run wrote.
 """
 from __future__ import annotations
 
@@ -27,10 +29,12 @@ from .execution import duration_text, ensure_kernel, execute
 from .notebooks import NotebookError, find_notebook
 from .parameters import resolve_parameters
 
-__all__ = ["RUNS_DIR_ENV", "run_folder", "readable_markdown", "rerun", "command_line"]
+__all__ = ["RUNS_DIR_ENV", "INCOMPLETE", "run_folder", "readable_markdown", "rerun", "command_line"]
 
 #: environment variable for the folder that holds the runs' folders (default <root>/my-runs)
 RUNS_DIR_ENV = "LDP_RUNS_DIR"
+#: the file that marks a run folder whose run has not finished (running, failed or interrupted)
+INCOMPLETE = "INCOMPLETE"
 
 
 def _canonical(values: dict) -> str:
@@ -136,6 +140,25 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
+def _clear(folder: Path, nb_path: Path) -> None:
+    """Remove what an earlier run into ``folder`` wrote (and only that), so this run starts clean."""
+    for old in [folder / nb_path.name, folder / f"{nb_path.stem}.html", folder / "run.log",
+                folder / "claims.csv", folder / "claims.md", folder / "parameters.json", folder / INCOMPLETE]:
+        old.unlink(missing_ok=True)
+    figures = folder / "figures"
+    if figures.is_dir():
+        for f in figures.iterdir():
+            if f.is_file():
+                f.unlink()
+
+
+def _mark(folder: Path, state: str) -> None:
+    """Write the :data:`INCOMPLETE` marker: the run in ``folder`` has not finished, and why."""
+    with atomic_path(folder / INCOMPLETE) as tmp:
+        tmp.write_text(f"This run has not finished: {state}\nIts files are partial; a rerun into this folder "
+                       f"removes them first.\n", encoding="utf-8")
+
+
 def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = False,
           out: str | os.PathLike | None = None, interval: float = 10.0,
           echo: Callable[[str], None] = print) -> tuple[bool, Path]:
@@ -164,7 +187,17 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
     ------
     NotebookError, ParameterError
         Before anything runs: not a source checkout, an unknown notebook, an
-        unknown parameter or a value of the wrong type.
+        unknown parameter, a value of the wrong type or outside the range the
+        notebook states.
+    KeyboardInterrupt
+        Ctrl-C: the kernel and every process of the run are stopped first
+        (:func:`ldp.rerun.execution.execute`).
+
+    Notes
+    -----
+    Until the run has finished and everything is written, the folder holds
+    a file :data:`INCOMPLETE` saying why (running, failed, interrupted); a
+    later rerun into the folder removes the earlier run's files first.
     """
     nb_path = find_notebook(notebook)
     values, injected = resolve_parameters(nb_path, sets, quick=quick)
@@ -173,14 +206,9 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         raise NotebookError(f"--out {folder} exists and is not a folder")
     executed = folder / nb_path.name
     figures = folder / "figures"
-    for old in [executed, folder / f"{nb_path.stem}.html", folder / "run.log", folder / "claims.csv",
-                folder / "claims.md"]:
-        old.unlink(missing_ok=True)
-    if figures.is_dir():
-        for f in figures.iterdir():
-            if f.is_file():
-                f.unlink()
+    _clear(folder, nb_path)
     folder.mkdir(parents=True, exist_ok=True)
+    _mark(folder, "running: started " + time.strftime("%Y-%m-%d %H:%M:%S"))
     with atomic_path(folder / "parameters.json") as tmp:
         tmp.write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
     mine = {n: values[n] for n in (sets or {})}
@@ -193,18 +221,28 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
          f"{nb_path.stem} --params lists them)")
     ensure_kernel()
     t0 = time.monotonic()
-    ok, report = execute(nb_path, executed, injected, figures, folder / "run.log", show_figures=True,
-                         progress=lambda s: echo(f"[rerun]   {nb_path.stem}: {s}"), interval=interval)
+    try:
+        ok, report = execute(nb_path, executed, injected, figures, folder / "run.log", show_figures=True,
+                             progress=lambda s: echo(f"[rerun]   {nb_path.stem}: {s}"), interval=interval,
+                             isolate=True)
+    except KeyboardInterrupt:
+        _mark(folder, f"interrupted (Ctrl-C) after {duration_text(time.monotonic() - t0)}; the kernel and its "
+                      f"processes were stopped")
+        echo(f"[rerun] {nb_path.stem} interrupted; {_display_path(folder)}/ is marked {INCOMPLETE} (a rerun into "
+             f"it starts clean)")
+        raise
     seconds = time.monotonic() - t0
     html = folder / f"{nb_path.stem}.html"
     has_html = executed.is_file() and _write_html(executed, html)
     if not ok:
+        _mark(folder, f"failed after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] {nb_path.stem} FAILED after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] log: {_display_path(folder / 'run.log')}")
         return False, folder
     from ..reporting.pages import write_rerun_report  # here: reporting reads the run
 
     write_rerun_report(folder, nb_path.stem)
+    (folder / INCOMPLETE).unlink(missing_ok=True)  # last: everything above is in place
     n_fig = len({f.stem for f in figures.glob("*") if f.is_file()})
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")
     echo(f"[rerun]   {nb_path.stem}.html   the executed notebook with its figures: open in a web browser")

@@ -1,0 +1,231 @@
+"""The server's side of a deployment: wire reports in, each checked as it arrives, heavy hitters out.
+
+:class:`Aggregator` (made by :meth:`ldp.protocols.HeavyHitterProtocol.aggregator`)
+receives the bytes devices send (:func:`ldp.client.report`), checks every
+report on its own (:func:`ldp.client.parse_reports`: version, plan id, user
+index, group, length, every field's range; then that no user reports twice),
+keeps the valid ones, and aggregates them with the protocol's aggregation
+whenever asked (:meth:`Aggregator.result`, as often as reports keep coming).
+
+A batch is taken whole or not at all: a bad report refuses the batch with a
+``ValueError`` naming it and what is wrong, and leaves the aggregator as it
+was (nothing counted, nothing half-added), unless the caller asks to skip the
+bad ones (``invalid="skip"``), in which case the valid ones are added and the
+refused ones listed.
+
+What is kept
+------------
+Each accepted batch as a :class:`~ldp.core.ProtocolReports` (the users'
+indices, groups and oracle reports: 9 bytes of seed and symbol per OLH report
+plus 9 bytes of index and group), merged on demand
+(:meth:`Aggregator.reports`), plus one bit per user of the plan (who has
+reported: ``n / 8`` bytes).  :meth:`Aggregator.reports` is exactly what
+:meth:`~ldp.protocols.HeavyHitterProtocol.aggregate` and
+:class:`ldp.engines.ReportSupport` take, and what an on-disk store can keep
+batch by batch (:meth:`Aggregator.batches`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..client import wire
+from ..core import HeavyHitterResult, Plan, ProtocolReports
+
+__all__ = ["Aggregator", "INVALID"]
+
+#: what :meth:`Aggregator.add_many` does with a batch holding bad reports
+INVALID = ("raise", "skip")
+
+
+class Aggregator:
+    """Receives wire reports for one published plan, checks each, and aggregates them.
+
+    Parameters
+    ----------
+    protocol : HeavyHitterProtocol
+        The protocol that made the plan (its configuration is checked
+        against the plan's).
+    plan : Plan or str
+        The published plan (or its JSON).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.client import report_many
+    >>> pem = ldp.PEM(2.0, k=4, m=16)
+    >>> plan = pem.plan(2000, rng=1)
+    >>> server = pem.aggregator(plan)
+    >>> server.add_many(report_many(plan, [7] * 2000, users=range(2000)))
+    []
+    >>> server.n_reports
+    2000
+    >>> int(server.result(rng=0).heavy_hitters[0])
+    7
+    """
+
+    def __init__(self, protocol: Any, plan: Plan | str):
+        if isinstance(plan, str):
+            plan = Plan.from_json(plan)
+        self._protocol = protocol
+        self._plan = protocol.check_plan(plan)
+        self._target = wire.target(self._plan)
+        self._seen = np.zeros((self._plan.n_users + 7) // 8, dtype=np.uint8)
+        self._batches: list[ProtocolReports] = []
+        self._n = 0
+
+    @property
+    def plan(self) -> Plan:
+        """The published plan the reports must be for."""
+        return self._plan
+
+    @property
+    def n_reports(self) -> int:
+        """Reports accepted so far (one per user)."""
+        return self._n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __repr__(self) -> str:
+        return (f"Aggregator({self._protocol.name}, plan id {self._target.pid.hex()[:12]}, "
+                f"{self._n} of n = {self._plan.n_users} users reported)")
+
+    def reported(self, users) -> np.ndarray:
+        """Whether each of ``users`` (plan indices) has a report here."""
+        u = np.asarray(users, dtype=np.int64)
+        return ((self._seen[u >> 3] >> (u & 7).astype(np.uint8)) & 1).astype(bool)
+
+    # -- receiving --------------------------------------------------------
+    def add(self, report: bytes) -> None:
+        """Check one wire report and keep it.
+
+        Raises
+        ------
+        TypeError
+            ``report`` is not bytes.
+        ValueError
+            The report is refused (the message says why); nothing changes.
+        """
+        if not isinstance(report, (bytes, bytearray, memoryview)):
+            raise TypeError(f"report must be bytes (a wire report from ldp.client.report), got "
+                            f"{type(report).__name__}")
+        self.add_many([report])
+
+    def add_many(self, reports: Sequence[bytes], *, invalid: str = "raise") -> list[tuple[int, str]]:
+        """Check a batch of wire reports, vectorised, and keep the valid ones.
+
+        Parameters
+        ----------
+        reports : sequence of bytes
+            Wire reports (:func:`ldp.client.report`).
+        invalid : {"raise", "skip"}
+            A batch with a bad report: ``"raise"`` refuses all of it (a
+            ``ValueError`` naming the first bad report, its position and what
+            is wrong; the aggregator unchanged); ``"skip"`` keeps the valid
+            reports and returns the refused ones.
+
+        Returns
+        -------
+        list of (int, str)
+            The refused reports' positions in ``reports`` and what is wrong
+            with each (empty when all were kept).
+
+        Notes
+        -----
+        A report is refused when it is truncated or padded, of another wire
+        format version, for another plan, names a user outside ``[0, n)`` or
+        a group other than the plan's for that user, has a field out of its
+        range, or comes from a user who already reported (here or earlier in
+        the batch: the first one counts).
+        """
+        if invalid not in INVALID:
+            raise ValueError(f"invalid must be one of {INVALID}, got {invalid!r}")
+        parsed = wire.parse_reports(self._target.source, reports)
+        problems = dict(parsed.problems)
+        positions, users = parsed.positions(), parsed.users()
+        twice = self._duplicates(positions, users)
+        for p in positions[twice]:
+            problems[int(p)] = "comes from a user who has already reported (each user reports once)"
+        refused = sorted(problems.items())
+        if refused and invalid == "raise":
+            i, why = refused[0]
+            more = f" ({len(refused)} of the {parsed.n_given} reports are bad)" if len(refused) > 1 else ""
+            who = "the report" if parsed.n_given == 1 else f"report {i} of the batch"
+            raise ValueError(f"{who} {why}; nothing was added{more}")
+        keep = np.setdiff1d(positions, positions[twice]) if twice.any() else None
+        batch = self._batch(parsed, keep)
+        if batch is not None:  # from here on nothing can fail: the state changes at once
+            self._batches.append(batch)
+            u = batch.users
+            np.bitwise_or.at(self._seen, u >> 3, (np.uint8(1) << (u & 7).astype(np.uint8)))
+            self._n += batch.n
+        return refused
+
+    def _duplicates(self, positions: np.ndarray, users: np.ndarray) -> np.ndarray:
+        """Which of the valid reports come from a user seen before (here, or earlier in the batch)."""
+        twice = self.reported(users) if users.size else np.zeros(0, dtype=bool)
+        order = np.lexsort((positions, users))  # by user, then by position: the first one counts
+        su = users[order]
+        again = np.zeros(users.size, dtype=bool)
+        again[order[1:]] = su[1:] == su[:-1]
+        return twice | again
+
+    def _batch(self, parsed: wire.ParsedReports, keep: np.ndarray | None) -> ProtocolReports | None:
+        """The accepted reports as one :class:`ProtocolReports`, by user index (``None`` if none)."""
+        plan = self._plan
+        users, labels, reports = [], [], []
+        for g in range(plan.n_groups):
+            entry = parsed.groups.get(g)
+            if entry is None:
+                reports.append([o.reports_class.empty(o.params) for o in self._target.oracles[g]])
+                continue
+            pos, u, reps = entry
+            sel = np.flatnonzero(np.isin(pos, keep)) if keep is not None else np.arange(u.size)
+            order = sel[np.argsort(u[sel], kind="stable")]
+            users.append(u[order])
+            labels.append(np.full(order.size, g, dtype=plan.labels_dtype))
+            reports.append([r[order] for r in reps])
+        if not users or not sum(a.size for a in users):
+            return None
+        u = np.concatenate(users)
+        lab = np.concatenate(labels)
+        order = np.argsort(u, kind="stable")
+        return ProtocolReports(self._protocol.name, plan.params, plan, lab[order], reports, users=u[order])
+
+    # -- what was received ------------------------------------------------
+    def batches(self) -> list[ProtocolReports]:
+        """The accepted batches, as :class:`ProtocolReports` each (for a store that keeps them)."""
+        return list(self._batches)
+
+    def reports(self) -> ProtocolReports:
+        """Every accepted report, merged by user index: what :meth:`aggregate` takes.
+
+        Raises
+        ------
+        ValueError
+            No report yet.
+        """
+        if not self._batches:
+            raise ValueError("no report has been accepted yet")
+        if len(self._batches) > 1:
+            self._batches = [ProtocolReports.concat(self._batches)]  # merged once, kept merged
+        return self._batches[0]
+
+    def result(self, *, rng=None) -> HeavyHitterResult:
+        """The protocol's aggregation of the reports accepted so far (call again as more arrive).
+
+        Parameters
+        ----------
+        rng : None, int, SeedSequence, BitGenerator or Generator
+            Randomness for breaking ties between equal supports.
+
+        Returns
+        -------
+        HeavyHitterResult
+            As :meth:`~ldp.protocols.HeavyHitterProtocol.aggregate` on
+            :meth:`reports`: estimates scaled to the users who reported.
+        """
+        return self._protocol.aggregate(self.reports(), rng=rng)
