@@ -305,3 +305,26 @@ def test_readme_scale_snippet_runs_and_leaves_no_file(tmp_path):
     assert out.returncode == 0, out.stderr
     assert list(tmp_path.iterdir()) == []
     assert "StoredReports(" in out.stdout and "HeavyHitterResult(protocol='PEM'" in out.stdout
+
+
+# =========================================================== the deployment's aggregator writes the store
+def test_the_aggregator_appends_to_a_store_and_resumes(data32, tmp_path):
+    """Wire reports checked by the server go to the store batch by batch; a restarted server resumes there."""
+    from ldp.client import encode_protocol_reports
+
+    P = MAKERS["PEM-FLH"]()
+    plan = P.plan(data32.n, rng=1)
+    sim = P.privatize(data32.values, plan=plan, rng=2)
+    wire = encode_protocol_reports(sim)  # what the devices send, here from a simulation
+    server = P.aggregator(plan, store=tmp_path / "s")
+    assert server.add_many(wire[:12_000]) == [] and server.add_many(wire[12_000:20_000]) == []
+    assert server.batches() == [] and server.stored().batches == (0, 1)  # on disk, not in memory
+    restarted = P.aggregator(plan, store=tmp_path / "s")  # a new server process on the same folder
+    assert restarted.n_reports == 20_000 and restarted.reported([0, 19_999]).all()
+    with pytest.raises(ValueError, match=r"already reported"):
+        restarted.add_many(wire[19_000:21_000])  # user 19,000 is stored already: the batch is refused whole
+    assert restarted.add_many(wire[20_000:]) == [] and restarted.n_reports == data32.n
+    same_result(P.aggregate(sim, rng=3), restarted.result(rng=3))
+    assert restarted.reports() == sim
+    with pytest.raises(ValueError, match=r"another plan"):
+        P.aggregator(P.plan(data32.n, rng=9), store=tmp_path / "s")

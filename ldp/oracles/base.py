@@ -503,11 +503,8 @@ class FrequencyOracle(ABC, Generic[R]):
     def partial_support(self, reports: R, candidates) -> Any:
         """What one part of the reports contributes to :meth:`support`, summable with ``+`` over disjoint parts.
 
-        For aggregating reports in parts (chunks of a file, files, workers of a
-        cluster): ``finish_support(sum of partial_support(part, c), c)`` equals
-        ``support(all reports, c)`` exactly.  Here the part's supports
-        themselves; an oracle with a candidate-independent summary returns
-        that (:meth:`ldp.oracles.FLH.partial_support`: the tally).
+        For reports in parts (chunks, files, workers): ``finish_support(sum of partial_support(part, c), c)``
+        is ``support(all reports, c)`` exactly.  Here the part's supports; FLH's is its tally.
         """
         return self.support(reports, candidates)
 

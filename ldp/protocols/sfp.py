@@ -65,8 +65,8 @@ from ..core import (
 from ..engines import SupportSource
 from ..validation import check_int
 from ..values import as_values
-from .base import TwoPhaseProtocol
 from .sizing import fit_query_limit, split_bits
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["SFP", "sfp_queries"]
 

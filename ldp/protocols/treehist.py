@@ -58,7 +58,7 @@ from ..core import Candidates, ExtendCandidates, Question, RangeCandidates, Roun
 from ..engines import SupportSource
 from ..validation import check_fraction, check_int
 from ..values import sort_unique
-from .base import TwoPhaseProtocol
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["TreeHist"]
 
