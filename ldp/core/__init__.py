@@ -34,6 +34,7 @@ from .question import (
     make_question,
     segment,
 )
+from .reportstore import StoredReports, open_store
 from .results import HeavyHitterResult, RoundInfo
 from .selection import scaled_estimate, select_top, support_threshold
 
@@ -42,4 +43,4 @@ __all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROU
            "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
            "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",
            "select_top", "scaled_estimate", "support_threshold",
-           "RoundInfo", "HeavyHitterResult", "ProtocolReports", "Dataset"]
+           "RoundInfo", "HeavyHitterResult", "ProtocolReports", "StoredReports", "open_store", "Dataset"]

@@ -5,3 +5,6 @@
 * :mod:`~ldp.figures.flh_price` -- FLH's accuracy against OLH's over the
   ``epsilon`` grid (chapter on scale).
 """
+from . import flh_price, scale_cost
+
+__all__ = ["scale_cost", "flh_price"]
