@@ -1,4 +1,4 @@
-"""Time per run of the protocols that came after PEM (TreeHist, SFP) next to PEM, MCM and SPM (issue 14).
+"""Time per run of the protocols that came after PEM (TreeHist, SFP) next to PEM, MCM and SPM (chapter 08).
 
 Paper scale: n = 10**6 users, m = 64 bits (``--m 160`` for the URL width),
 k = 16, eps = 2, at most 2**20 oracle queries, on the synthetic exponential

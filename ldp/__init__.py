@@ -11,9 +11,13 @@ The package is built in layers; a module imports only from its own layer or
 lower ones, never upwards, at module level or inside a function:
 
 ====  ======================================================================
-L8    ``figures``, ``plotting``, ``reporting``, ``rerun``, ``book``,
-      ``__main__``: the book's figures and claims, reruns of a chapter, the
-      command line
+L10   ``__main__``, ``book``, ``rerun``: the command line, what a chapter
+      glues (its numbers and the registry's verdicts), reruns of a chapter
+L9    ``figures``: one module per figure (its tidy frame, its seaborn
+      drawing, its claims) and the claims registry
+L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
+      ``reporting`` (claims, decision rules, shared measures, evaluation and
+      the report), which never import ``figures``
 L7    ``experiments``: grids of runs, the results cache, summaries
 L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
@@ -33,10 +37,11 @@ L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
       CSPRNG), the reports file format, the F1, NCR and squared-error metrics
 ====  ======================================================================
 
-Besides the order: no import cycle between sibling modules anywhere; a
-private module or name (``_x``) is used only inside its own subpackage; each
-oracle (``grr``, ``olh``, ``oue``, ``hr``, ``cms``, ``flh``) and each protocol (``pem``,
-``spm``, ``mcm``, ``strawman``, ``treehist``, ``sfp``) imports none of its
+Besides the order: no import cycle between sibling modules anywhere; no
+module imports another module's private name (``from .x import _y``), and a
+private module is used only inside its own subpackage; each oracle (``grr``,
+``olh``, ``oue``, ``hr``, ``cms``, ``flh``), each protocol (``pem``, ``spm``, ``mcm``,
+``strawman``, ``treehist``, ``sfp``) and each figure module imports none of its
 peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
 IPython, papermill, nbformat, myst-nb); an upper layer's types are never
 duck-typed below (``hasattr(x, "user_index")``): a lower layer imports the
@@ -71,7 +76,7 @@ _LAZY = {
     "SFP": "ldp.protocols",
 }
 _SUBMODULES = {"values", "validation", "randomness", "oracles", "analysis", "core", "client", "engines",
-               "protocols", "metrics", "datasets", "experiments", "plotting"}
+               "protocols", "metrics", "datasets", "experiments", "plotting", "reporting", "figures"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 

@@ -15,12 +15,13 @@ import math
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import norm
 
+from ldp import analysis, oracles
 from ldp import analysis as A
-from ldp import oracles
-from ldp.analysis import PEMConfig
+from ldp.analysis import PEMConfig, appendix, montecarlo
 
 SEED = 20180812
 Z = 4.5  # standard errors: one-sided false-alarm rate norm.sf(4.5) = 3.4e-6 per check
@@ -707,3 +708,73 @@ def test_validation_settings():
     assert A.validation_setting("configurations")["m"] == 16
     with pytest.raises(ValueError, match="figure"):
         A.validation_setting("fig9")
+
+
+# ----------------------------------------------------------- the section 4.2.3 model, the appendix (chapter 03)
+N_MODEL = 100_000
+
+
+@pytest.fixture(scope="module")
+def readings():
+    f = analysis.zipf_frequencies(1000, 1.0)[:8]
+    p, q = analysis.olh_pq(1.0)
+    return montecarlo.readings_monte_carlo(f, N_MODEL, p, q, [(1, 4, 80), (3, 2, 80)], rng=np.random.SeedSequence(3))
+
+
+def test_readings_monte_carlo_reproducible_and_consistent(readings):
+    f = analysis.zipf_frequencies(1000, 1.0)[:8]
+    p, q = analysis.olh_pq(1.0)
+    again = montecarlo.readings_monte_carlo(f, N_MODEL, p, q, [(1, 4, 80), (3, 2, 80)], rng=np.random.SeedSequence(3))
+    pd.testing.assert_frame_equal(readings, again)
+    assert list(readings.domain_size.unique()) == [16, 64] and len(readings) == 16
+    one = readings[readings.eta == 3]
+    direct = analysis.model_monte_carlo(f, N_MODEL / 2, 64, 8, p, q, reps=80,
+                                        rng=np.random.SeedSequence(3).spawn(2)[1])
+    assert np.array_equal(one.monte_carlo.to_numpy(), direct)
+    assert np.allclose(one["analysis text / lower (optimizer)"],
+                       analysis.round_identification_probability(f, N_MODEL / 2, 64, 8, p, q, competitors="lower"))
+    table = montecarlo.readings_f1(readings)
+    row = table.set_index("eta").loc[1]
+    P = readings[readings.eta == 1].monte_carlo.to_numpy()
+    assert row.f1_mc == pytest.approx(np.mean(P ** 4))
+    with pytest.raises(TypeError, match="SeedSequence"):
+        montecarlo.readings_monte_carlo(f, N_MODEL, p, q, [(1, 4, 5)], rng=np.random.default_rng(1))
+
+
+def test_prop1_condition_is_sufficient():
+    """Wherever A <= 0 and the condition holds, P1 >= P2 (Proposition 1 as the chapter proves it)."""
+    rng = np.random.default_rng(11)
+    eps, g, f = rng.uniform(0.05, 10, 4000), rng.integers(2, 17, 4000), 10 ** rng.uniform(-4, 0, 4000)
+    A = -rng.uniform(0, 5, 4000)
+    holds = appendix.prop1_condition(eps, g, f) >= 0
+    assert 0.1 < holds.mean() < 1.0                         # both cases occur: the test can fail
+    P1, P2 = appendix.prop1_P1(eps, g, f, 1e6, A), appendix.prop1_P2(eps, g, f, 1e6, A)
+    assert np.all(P1[holds] >= P2[holds] - 1e-9 * np.abs(P2[holds]))
+    # B ~ 0: the condition is Lemma 1, E(eps/g) <= E(eps)/g, which always holds
+    assert np.all(appendix.prop1_condition(eps, g, np.full(4000, 1e-12)) >= 0)
+    # Lemma 1's stronger form g^2 E(eps/g) <= E(eps)
+    assert np.all(g**2 * appendix.lemma1_E(eps / g) <= appendix.lemma1_E(eps) * (1 + 1e-12))
+
+
+def test_prop1_summary_and_identity():
+    grid = analysis.prop1_grid(np.linspace(0.1, 8, 12), (2, 4, 8), np.geomspace(1e-3, 0.5, 10), 1e6)
+    s = appendix.prop1_summary(grid)
+    assert s["prop1_cells"] == len(grid) and s["condition_violations"] == 0
+    assert s["prop1_share"] + s["prop1_fail_share"] == pytest.approx(1)
+    assert s["lemma_max_strong"] <= 1 and s["lemma_share"] == 1
+    fails = grid[~grid.P1_gt_P2]
+    assert len(fails) and s["prop1_fail_min_eps"] == fails.epsilon.min()
+    assert norm.logsf(s["prop1_fail_min_arg"]) / np.log(10) <= -s["prop1_fail_tail_digits"]  # 1 - Phi < 10^-d
+    assert appendix.prop1_identity_error(grid) < 1e-9
+
+
+def test_joint_estimator_simulation_small():
+    sim = montecarlo.joint_estimator_simulation(2000, 60, rng=5)
+    t = sim.table
+    assert list(t.answers) == ["a", "b", "c", "ab", "ac", "bc", "abc"]
+    assert (t.true_count == [800, 560, 520, 480, 440, 400, 320]).all()
+    # 7 z-scores of unbiased estimates: |z| <= 5 has a false-alarm rate below 5e-6
+    assert (t.z.abs() <= 5).all()
+    assert sim.pair_gap < 1e-6
+    again = montecarlo.joint_estimator_simulation(2000, 60, rng=np.random.SeedSequence(5))
+    pd.testing.assert_frame_equal(t, again.table)

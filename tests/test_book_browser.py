@@ -36,20 +36,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from builds import unavailable
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 pytestmark = pytest.mark.browser
 
-
-def _unavailable(reason: str) -> None:
-    """Fail under CI, skip (visibly, with the reason) elsewhere."""
-    if IN_CI:
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 def toc_pages() -> list[str]:
@@ -80,7 +75,7 @@ PAGES = toc_pages()
 @pytest.fixture(scope="session")
 def built_book() -> Path:
     if not (HTML / "index.html").is_file():
-        _unavailable(f"no built book in {HTML}: run `make book QUICK=1` (make test does)")
+        unavailable(f"no built book in {HTML}: run `make book QUICK=1` (make test does)")
     return HTML
 
 
@@ -103,7 +98,7 @@ def server(built_book: Path):
 @pytest.fixture(scope="session")
 def browser():
     if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-        _unavailable(
+        unavailable(
             f"{CHROMIUM} or {CHROMEDRIVER} missing: apt-get install chromium chromium-driver"
         )
     from selenium import webdriver

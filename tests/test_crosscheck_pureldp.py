@@ -1,4 +1,4 @@
-"""A peer's code as a cross-check: pure-LDP 1.2's PEM, TreeHist and SFP against ours (issue 14).
+"""A peer's code as a cross-check: pure-LDP 1.2's PEM, TreeHist and SFP against ours (chapter 08's protocols).
 
 pure-LDP (PyPI ``pure-ldp``, Cormode, Maddock and Maple, PVLDB 2021) is the
 only other public implementation of these protocols.  It is installed for

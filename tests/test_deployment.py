@@ -29,7 +29,7 @@ MAKERS = {
     "SPM final": lambda: ldp.SPM(2.0, 4, 16, query_limit=2**10, final_fraction=0.1),
     "MCM": lambda: ldp.MCM(2.0, 4, 16, query_limit=2**12),
     "Strawman final": lambda: ldp.Strawman(2.0, 4, 16, query_limit=2**12, final_fraction=0.1),
-    # the protocols after PEM (issue 14) and PEM with the other oracles: HR, Hashtogram, CMS reports
+    # the protocols after PEM (TreeHist, SFP: chapter 08) and PEM with the other oracles: HR, Hashtogram, CMS reports
     "TreeHist": lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4),
     "TreeHist final": lambda: ldp.TreeHist(2.0, 4, 16, bits_per_level=4, oracle="Hashtogram", final_fraction=0.2),
     "SFP": lambda: ldp.SFP(2.0, 4, 16, hash_bits=4, query_limit=2**13),

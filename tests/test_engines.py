@@ -1,8 +1,10 @@
-"""The count-level engine against exact laws and against the protocol engine (issue 4, item 2).
+"""The count-level engine against exact laws and against the protocol engine, for every oracle and protocol.
 
 Every statistical test below has a false-alarm rate of ALPHA = 1e-3 (two-sided
 where it applies); with fixed seeds the outcomes are deterministic.
 """
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -130,7 +132,7 @@ def test_pem_estimates_unbiased_counts_engine():
 
 
 # ---------------------------------------------------------------------------
-# engine agreement (protocol vs counts), issue 4 item 2
+# engine agreement (protocol vs counts)
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def zipf24():
@@ -248,3 +250,62 @@ def test_engines_agree_mcm(zipf24):
     for j in range(2):
         assert stats.ks_2samp(sup["protocol"][:, j], sup["counts"][:, j]).pvalue > ALPHA
     _f1_agree(f1["protocol"], f1["counts"])
+
+
+# =========================================================== engines agree (count law exact)
+R_HASHED = 150  # runs per engine
+
+
+@pytest.fixture(scope="module")
+def small16():
+    return datasets.zipf(20_000, m=16, rng=7)
+
+
+@pytest.fixture(scope="module")
+def small16_5k():
+    return datasets.zipf(5_000, m=16, rng=8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["HR", "Hashtogram", "CMS"])
+def test_count_engine_law_for_hashed_oracles(small16_5k, spec):
+    """Law 1 with the oracle's p and q: supports of a held and a never-held prefix, both engines (KS)."""
+    P = ldp.TreeHist(2.0, 4, 16, bits_per_level=4, oracle=spec)
+    q = P.questions()[0][0]
+    cands = RangeCandidates(16, 4)
+    heavy = int(small16_5k.top(1)[0]) >> 12
+    held = np.unique((small16_5k.distinct >> np.uint64(12)).astype(np.int64))
+    absent = [c for c in range(16) if c not in held]
+    pick = [heavy] + absent[:1] if absent else [heavy]
+    sup = {}
+    for engine in ("protocol", "counts"):
+        rows = []
+        for s in range(R_HASHED):
+            src = P.source(small16_5k, rng=s, engine=engine)
+            rows.append(src.supports((0,), q, cands)[pick])
+        sup[engine] = np.array(rows, dtype=float)
+    o = q.oracle()
+    N, n = src.n_users((0,)), small16_5k.n
+    for j, c in enumerate(pick):
+        assert stats.ks_2samp(sup["protocol"][:, j], sup["counts"][:, j]).pvalue > ALPHA
+        # E I = E N_c (p - q) + N q; Var = oracle noise + (p - q)^2 Var N_c (N_c hypergeometric over groups)
+        total = int(np.sum((small16_5k.values >> np.uint64(12)) == np.uint64(c)))
+        f = N / n
+        Nc = total * f
+        var_nc = total * f * (1 - f) * (n - total) / max(n - 1, 1)
+        var = Nc * o.p * (1 - o.p) + (N - Nc) * o.q * (1 - o.q) + (o.p - o.q) ** 2 * var_nc
+        for engine in sup:
+            assert abs(sup[engine][:, j].mean() - (Nc * o.p + (N - Nc) * o.q)) < Z * math.sqrt(var / R_HASHED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["TreeHist", "SFP"])
+def test_engines_agree_f1(small16, name):
+    """F1 of both engines: Mann-Whitney U at ALPHA (150 runs each; HR, whose kernel is the fast one)."""
+    P = {"TreeHist": ldp.TreeHist(2.0, 8, 16, bits_per_level=4),
+         "SFP": ldp.SFP(3.0, 8, 16, hash_bits=4, query_limit=2**13, oracle="HR")}[name]
+    top = small16.top(8)
+    f1 = {e: [metrics.f1(top, P.run(small16, rng=s, engine=e).heavy_hitters) for s in range(R_HASHED)]
+          for e in ("protocol", "counts")}
+    assert np.std(f1["counts"]) > 0  # the setting is not trivial
+    assert stats.mannwhitneyu(f1["protocol"], f1["counts"]).pvalue > ALPHA

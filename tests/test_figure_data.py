@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.plotting import errorbar_lines, figure_data, save_figure, write_figure_data
+from ldp.plotting import FULL_WIDTH, figure_data, interval, render, save_figure, write_figure_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,18 +124,37 @@ def test_figure_data_rejects_what_a_csv_cannot_hold(bad, error, match, tmp_path:
     plt.close("all")
 
 
-def test_errorbar_lines_returns_the_plotted_rows():
-    summary = pd.DataFrame({"method": ["SPM", "PEM", "PEM", "SPM"], "eps": [2.0, 2.0, 1.0, 1.0],
-                            "f1_mean": [0.1, 0.9, 0.5, 0.05], "f1_std": [0.01, 0.02, 0.03, 0.04]})
-    fig, ax = plt.subplots()
-    plotted = errorbar_lines(ax, summary, x="eps", y="f1_mean", err="f1_std")
-    plt.close(fig)
-    assert plotted[["method", "eps"]].values.tolist() == [["SPM", 1.0], ["SPM", 2.0], ["PEM", 1.0], ["PEM", 2.0]]
-    assert len(ax.containers) == 2
-    for bars, (_, grp) in zip(ax.containers, plotted.groupby("method", sort=False)):
-        data_line = bars.lines[0]
-        assert np.array_equal(np.asarray(data_line.get_xdata(), float), grp["eps"].to_numpy())
-        assert np.array_equal(np.asarray(data_line.get_ydata(), float), grp["f1_mean"].to_numpy())
+def test_interval_cuts_bars_at_the_bounds_and_keeps_the_rows():
+    summary = pd.DataFrame({"method": ["SPM", "PEM", "PEM"], "eps": [2.0, 2.0, 1.0], "f1_mean": [0.1, 0.9, 0.5],
+                            "f1_std": [0.2, 0.2, np.nan]})
+    d = interval(summary, "f1_mean", "f1_std")
+    pd.testing.assert_frame_equal(d[list(summary.columns)], summary)  # the plotted rows, unchanged
+    np.testing.assert_allclose(d["lo"], [0.0, 0.7, np.nan])
+    np.testing.assert_allclose(d["hi"], [0.3, 1.0, np.nan])  # no bar where the SD is missing
+    wide = interval(summary, "f1_mean", "f1_std", (0.05, None), scale=2)
+    np.testing.assert_allclose(wide["hi"][:2], [0.5, 1.3]) and np.testing.assert_allclose(wide["lo"][:2], [0.05, 0.5])
+
+
+def test_render_draws_a_plot_at_the_books_width_with_one_legend_above():
+    import seaborn.objects as so
+
+    data = pd.DataFrame({"x": [1, 2, 1, 2], "y": [0.1, 0.2, 0.3, 0.4], "method": ["PEM", "PEM", "SPM", "SPM"]})
+    plot = so.Plot(data, x="x", y="y", color="method").add(so.Line())
+    fig = render([plot, lambda ax: ax.plot([0, 1], [1, 0])], height=2.0, grid=(1, 2))
+    assert fig.get_size_inches().tolist() == [FULL_WIDTH, 2.0] and len(fig.axes) == 2
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["PEM", "SPM"]
+    assert len(fig.axes[1].lines) == 1  # a callable draws its panel with matplotlib
+
+
+def test_importing_the_plotting_package_chooses_no_backend():
+    """The runner and the tests choose the backend (MPLBACKEND), not ``import ldp.plotting``."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    code = ("import matplotlib; import ldp.plotting, ldp.figures; "
+            "print(dict.__getitem__(matplotlib.rcParams, 'backend') is matplotlib.rcsetup._auto_backend_sentinel)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 # --------------------------------------------------------------------------- #
@@ -234,18 +254,14 @@ def test_snapshot_copies_the_csvs_with_a_manifest(tmp_path: Path):
     assert status == 0, text
 
 
-def test_style_bars_stay_in_bounds_and_methods_have_one_style():
-    import numpy as np
+def test_methods_have_one_style():
+    from ldp.plotting import METHOD_STYLE, method_scales, method_style, series_colors
 
-    from ldp.plotting import METHOD_STYLE, bar_bounds, method_style, series_colors
-
-    y = np.array([0.0, 0.05, 0.5, 0.97, 1.0])
-    bars = bar_bounds(y, np.full(5, 0.1), (0, 1))
-    assert (y - bars[0] >= 0).all() and (y + bars[1] <= 1).all()
-    assert bars[0][2] == bars[1][2] == 0.1  # untouched away from the bounds
     assert method_style("PEM (HR)") == METHOD_STYLE["PEM"] == method_style("PEM-GRR")
     colours = [s["color"] for s in METHOD_STYLE.values()]
     assert len(set(colours)) == len(colours)
     assert not {tuple(c) for c in series_colors(4)} & set(colours)
     with pytest.raises(KeyError, match="known methods"):
         method_style("Nonesuch")
+    scales = method_scales(["PEM", "TreeHist (8 bits)"], dashed=["TreeHist (8 bits)"])
+    assert set(scales) >= {"color", "marker"}

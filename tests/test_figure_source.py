@@ -8,19 +8,19 @@ downloads the figure's data, and the cell it names is one that calls ``save_figu
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from builds import require
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import ldp_figure_source as fs  # noqa: E402
 
 HTML = ROOT / "_build" / "html"
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def _cell(kind: str, src: str) -> dict:
@@ -53,11 +53,7 @@ def test_making_cell_falls_back_to_the_last_saving_cell_before_the_figure():
 
 @pytest.fixture(scope="module")
 def chapters() -> dict[str, str]:
-    if not (HTML / "index.html").is_file():
-        reason = f"no built book in {HTML}: run `make book QUICK=1` (make test does)"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require(HTML / "index.html", "the HTML book")
     return {p.stem: p.read_text(encoding="utf-8") for p in (HTML / "_generated" / "notebooks").glob("*.html")}
 
 

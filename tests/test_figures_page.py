@@ -36,9 +36,6 @@ MIN_SHARE = 0.90  # of the text column, for a figure of three or more panels
 FIGURES = [(entry["number"], label, page, len(entry.get("panels") or {}))
            for entry in yaml.safe_load((ROOT / "book" / "_ext" / "paper_numbers.yml").read_text())["figures"]
            for label, page in entry["book"].items()]
-# figures restyled in parallel by other helpers (issue 15 item 3); until their branches are merged
-# they may fail here, and the case says whose it is
-OWNERS: dict[int, str] = {}  # none left: every paper figure is restyled
 
 MEASURE = """
 const fig = document.getElementById(arguments[0]);
@@ -83,10 +80,7 @@ def wide_browser(browser):  # noqa: F811
 
 
 def _case(number, label, page, panels):
-    marks = [pytest.mark.xfail(reason=f"Figure {number} is restyled by {OWNERS[number]} in parallel; "
-                                      "expected to pass once that branch is merged", strict=False)] \
-        if number in OWNERS else []
-    return pytest.param(number, label, page, panels, id=f"figure-{number}", marks=marks)
+    return pytest.param(number, label, page, panels, id=f"figure-{number}")
 
 
 @pytest.mark.parametrize("number, label, page, panels", [_case(*f) for f in FIGURES])

@@ -60,17 +60,12 @@ def test_the_docstring_names_every_layer_of_the_contract():
             assert f"``{tail.strip()}``" in doc, f"ldp/__init__.py's docstring does not place {tail.strip()!r}"
 
 
-# ----- private names across subpackages (AST) ---------------------------------------------
+# ----- private names across modules (AST) --------------------------------------------------
 
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _area(module: str) -> str:
-    """The unit privacy is measured against: ``ldp.oracles``, ``ldp.values``, ... (``ldp`` for the root)."""
-    return ".".join(module.split(".")[:2])
 
 
 def _private(name: str) -> bool:
@@ -102,13 +97,13 @@ def _own_private_names(tree: ast.AST) -> set[str]:
 
 
 def private_reach(source: str, module: str, is_package: bool = False) -> list[str]:
-    """Where ``module`` (given as ``source``) uses a private name of another subpackage."""
+    """Where ``module`` (given as ``source``) uses a private name of another module (its own package's too)."""
     tree = ast.parse(source)
     found, foreign = [], set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             target = _import_target(node, module, is_package)
-            if not target.startswith("ldp") or _area(target) == _area(module):
+            if not target.startswith("ldp") or target == module:
                 continue
             if any(_private(part) for part in target.split(".")):
                 found.append(f"line {node.lineno}: from {target} import ... (a private module)")
@@ -118,7 +113,7 @@ def private_reach(source: str, module: str, is_package: bool = False) -> list[st
                 foreign.add(alias.asname or alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("ldp") and _area(alias.name) != _area(module):
+                if alias.name.startswith("ldp") and alias.name != module:
                     if any(_private(part) for part in alias.name.split(".")):
                         found.append(f"line {node.lineno}: import {alias.name} (a private module)")
                     foreign.add(alias.asname or alias.name.split(".")[0])
@@ -132,7 +127,7 @@ def private_reach(source: str, module: str, is_package: bool = False) -> list[st
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name) and root.id in foreign:
-                found.append(f"line {node.lineno}: {ast.unparse(node)} (private name of another subpackage)")
+                found.append(f"line {node.lineno}: {ast.unparse(node)} (private name of another module)")
             elif node.attr not in own:
                 found.append(f"line {node.lineno}: {ast.unparse(node)} (a private attribute this module does not own)")
     return found
@@ -146,15 +141,17 @@ def test_the_private_reach_scan_finds_what_it_should():
     assert private_reach("from .. import oracles\nx = oracles.base._REGISTRY\n", mod)
     assert private_reach("import ldp.core.question as q\nq._labels\n", mod)
     assert private_reach("def f(sorted_data):\n    sorted_data._cache = {}\n", mod)
-    # inside one subpackage, and a class's own private attributes, are fine
-    assert not private_reach("from .base import _exp\n", mod)
+    assert private_reach("from .base import _exp\n", mod)  # a sibling module's private name
+    assert private_reach("from . import base\nbase._exp(1)\n", mod)
+    # a module's and a class's own private names are fine
+    assert not private_reach("def _f():\n    return 1\n\n\nx = _f()\n", mod)
     assert not private_reach("class A:\n    def __init__(self):\n        self._p = 1\n\n"
                              "    def __eq__(self, other):\n        return other._p == self._p\n", mod)
     assert not private_reach("from ..core import Plan\nx = Plan.__name__\n", mod)
 
 
 @pytest.mark.parametrize("path", sorted(LDP.rglob("*.py")), ids=lambda p: str(p.relative_to(LDP)))
-def test_no_private_reach_across_subpackages(path):
+def test_no_private_name_crosses_a_module(path):
     module = _module_name(path)
     found = private_reach(path.read_text(), module, is_package=path.name == "__init__.py")
     assert not found, f"{path.relative_to(ROOT)} reaches into private parts:\n" + "\n".join(found)
@@ -219,7 +216,7 @@ def test_no_duck_typing_of_ldp_types():
 
 
 def unbounded_memos(source: str) -> list[str]:
-    """``functools.cache`` and ``lru_cache(maxsize=None)``: the issue allows no unbounded cache."""
+    """``functools.cache`` and ``lru_cache(maxsize=None)``: every memo needs a bound (memory stays flat at scale)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module == "functools":
@@ -250,12 +247,10 @@ def test_every_memo_is_bounded():
 
 # ----- modules by concept ------------------------------------------------------------------
 
-MAX_MODULE_LINES = 600  # issue 13: a module over ~600 lines holds several concepts
-SPLIT_PENDING = {"reporting"}  # ldp/reporting/ is being split in its own branch (issue 13)
+MAX_MODULE_LINES = 600  # a module over ~600 lines holds several concepts: split it by concept
 
 
 def test_no_module_over_600_lines():
-    sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in sorted(LDP.rglob("*.py"))
-             if p.relative_to(LDP).parts[0] not in SPLIT_PENDING}
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in sorted(LDP.rglob("*.py"))}
     big = {k: v for k, v in sizes.items() if v > MAX_MODULE_LINES}
     assert not big, f"split these modules by concept (> {MAX_MODULE_LINES} lines): {big}"

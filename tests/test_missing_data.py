@@ -23,6 +23,7 @@ import pytest
 from ldp.datasets import ChecksumError, DataFileNotFoundError, check_aol
 
 import minibook
+from builds import require
 from test_notebooks import ROOT, runner
 
 CHAPTER = "06_evaluation"
@@ -103,8 +104,9 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
         assert svg.count("No AOL results") == 2, f"{name}: the two AOL panels do not say the data is missing"
 
     # build the chapter alone with -W -n: a glue key the text needs but the notebook did not glue fails
-    minibook.scaffold(book, [f"_generated/notebooks/{CHAPTER}", "book/interpretation"])
-    (book / "book" / "interpretation.md").write_text("# Interpretation\n")  # target of {doc} links
+    minibook.scaffold(book, [f"_generated/notebooks/{CHAPTER}", "book/interpretation", "book/reproduction"])
+    for page in ("interpretation", "reproduction"):  # targets of {doc} links
+        (book / "book" / f"{page}.md").write_text(f"# {page.title()}\n")
     proc = minibook.build(book, env=runner.kernel_env(figures))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
@@ -114,25 +116,26 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
 
     # the reproduction report's rows this chapter measures, computed from what this run saved: the AOL rows
     # are not testable here (their input is missing), the others still get a verdict
-    from ldp.reporting import evaluate, get_claim
+    from ldp.figures import REGISTRY
+    from ldp.reporting import evaluate
     from ldp.reporting.results import ResultStore
-    from ldp.reporting.rules import NOT_TESTABLE
+    from ldp.reporting.verdicts import NOT_TESTABLE
 
-    rows = evaluate(ResultStore(figures.parent, figures=figures), chapters=[CHAPTER]).set_index("id")
+    rows = evaluate(ResultStore(figures.parent, figures=figures), REGISTRY, chapters=[CHAPTER]).set_index("id")
     for claim_id in ("fig56-aol-pem-best", "s61-aol-users", "s61-aol-unique"):
         assert rows.loc[claim_id, "verdict"] == NOT_TESTABLE, claim_id
         assert "AOL" in rows.loc[claim_id, "explanation"] or "input missing" in rows.loc[claim_id, "explanation"]
-    assert get_claim("fig5-pem-best").chapter == CHAPTER and rows.loc["fig5-pem-best", "verdict"] != NOT_TESTABLE
+    assert REGISTRY.get("fig5-pem-best").chapter == CHAPTER and rows.loc["fig5-pem-best", "verdict"] != NOT_TESTABLE
     assert "AOL is not in this build" in rows.loc["fig5-pem-best", "measured"]
-    numbers = [k for k in _glued_text(executed) if "aol" in k and not k.endswith(("_text", "_verdict"))]
+    numbers = [k for k in _glued_text(executed) if "aol" in k and not k.endswith("_text")
+               and not k.startswith("claim_")]  # a claim's row says why it is not testable
     assert not numbers, f"AOL numbers glued without the AOL data: {numbers}"
 
 
 def test_evaluation_chapter_prose_with_data():
     """The same checks on the chapter of the quick book that `make test` builds first (data present)."""
     page = ROOT / "_build" / "html" / "_generated" / "notebooks" / f"{CHAPTER}.html"
-    if not page.is_file():
-        pytest.skip("the book is not built (`make test` builds it before the tests)")
+    require(page, "the quick book's chapter 06")
     text = _prose(page)
     try:
         check_aol()
@@ -140,3 +143,38 @@ def test_evaluation_chapter_prose_with_data():
         assert MISSING in text or "AOL data file fails its sha256 check" in text
     else:
         assert MISSING not in text and "On AOL at ε = 4, PEM finds" in text
+
+
+# =========================================================== chapter 08 without the AOL data
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_chapter_08_without_aol_data(tmp_path, monkeypatch):
+    """Chapter 08 in quick mode with LDP_DATA_DIR at an empty folder: AOL left out, said so, no nan."""
+    import json
+    import re
+
+    from test_notebooks import runner
+
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    monkeypatch.setenv("LDP_DATA_DIR", str(empty))  # hides the shipped data/ copy
+    figures, executed = tmp_path / "figures", tmp_path / "08_after_pem.ipynb"
+    runner.ensure_kernel()
+    source = runner.NOTEBOOK_DIR / "08_after_pem.ipynb"
+    ok, report = runner.execute(source, executed, runner.mode_parameters(source, True), figures,
+                                tmp_path / "papermill.log")
+    assert ok, f"chapter 08 failed without the AOL data:\n{report}"
+    for name in ("fig-after-vary-eps", "fig-after-vary-k"):
+        assert (figures / f"{name}.svg").read_text(encoding="utf-8").count("No AOL results") == 1, name
+        csv = (figures / f"{name}.csv").read_text(encoding="utf-8")
+        assert "AOL" not in csv and "URL" in csv and "Synthetic" in csv and not re.search(r"\bnan\b", csv, re.I)
+    glued = {}
+    for cell in json.loads(executed.read_text(encoding="utf-8"))["cells"]:
+        for o in cell.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if meta:
+                glued[meta["name"]] = o["data"][meta.get("mime_prefix", "") + "text/plain"]
+    bad = {k: v for k, v in glued.items() if re.search(r"\bnan\b", v, re.I)}
+    assert glued and not bad, bad
+    assert "the AOL data file is missing in this build" in glued["after_aol_text"]
+    assert not [k for k in glued if "aol" in k and k != "after_aol_text"]

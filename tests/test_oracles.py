@@ -1,10 +1,12 @@
-"""Frequency oracles GRR, OLH, BLH, OUE: privacy, accuracy, kernel, reports, errors.
+"""Frequency oracles GRR, OLH, BLH, OUE, HR (Hashtogram) and CMS: privacy, accuracy, kernel, reports, errors.
 
 Tolerances come from theory: binomial proportions within 5 sigma, chi-square
-tests at a false-alarm rate ALPHA = 1e-6, float identities within 1e-12.
+tests at a false-alarm rate ALPHA = 1e-6 (ALPHA_HASHED = 1e-3 for HR and CMS), float
+identities within 1e-12.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numba
@@ -15,10 +17,14 @@ from scipy import stats
 import ldp
 from ldp.oracles import (
     BLH,
+    CMS,
     GRR,
+    HR,
     OLH,
     OUE,
+    CMSReports,
     GRRReports,
+    HRReports,
     OLHReports,
     OUEReports,
     Reports,
@@ -504,3 +510,243 @@ def test_bad_variance_arguments():
         GRR(1.0, 4).output_pmf(4)
     with pytest.raises(ValueError, match="hashed"):
         OLH(1.0).output_pmf(-1)
+
+
+# =========================================================== HR (Hashtogram) and CMS, the oracles of TreeHist and SFP
+ALPHA_HASHED = 1e-3
+
+
+# =========================================================== exact eps-LDP of the randomizers
+HR_CONFIGS = [(0.5, 1, 4), (0.5, None, 64), (1.0, 2, 8), (2.0, None, 16), (4.0, None, 8), (4.0, 32, 2),
+              (math.log(3), None, 64)]
+
+
+@pytest.mark.parametrize("eps,blocks,b", HR_CONFIGS)
+def test_hr_is_exactly_eps_ldp(eps, blocks, b):
+    """Given the (value-independent) seed, y's law for every hashed cell; worst ratio = e^eps, attained."""
+    hr = HR(eps, m=16, blocks=blocks, block_size=b)
+    pmfs = np.array([hr.output_pmf(h) for h in range(hr.cells)])
+    assert np.allclose(pmfs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    ratio = (pmfs[:, None, :] / pmfs[None, :, :]).max()
+    assert ratio <= math.exp(eps) * (1 + RTOL)
+    assert ratio >= math.exp(eps) * (1 - RTOL)
+
+
+@pytest.mark.parametrize("eps,w", [(0.5, 2), (1.0, 3), (2.0, 5), (4.0, 8)])
+def test_cms_is_exactly_eps_ldp(eps, w):
+    """Every one of the 2^w bit vectors, under every hashed cell: worst ratio = e^eps, attained."""
+    cms = CMS(eps, m=16, width=w)
+    outs = np.array(list(itertools.product((0, 1), repeat=w)), dtype=float)  # (2^w, w)
+    pmfs = []
+    for h in range(w):
+        P = cms.bit_probabilities(h)
+        pmfs.append(np.prod(np.where(outs == 1, P, 1 - P), axis=1))
+    pmfs = np.array(pmfs)
+    assert np.allclose(pmfs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    ratio = (pmfs[:, None, :] / pmfs[None, :, :]).max()
+    assert ratio <= math.exp(eps) * (1 + RTOL)
+    assert ratio >= math.exp(eps) * (1 - RTOL)
+
+
+@pytest.mark.parametrize("make", [lambda: HR(1.0, m=64), lambda: CMS(1.0, m=64, width=64)], ids=["HR", "CMS"])
+def test_seed_is_drawn_independently_of_the_value(make):
+    o = make()
+    a = o.privatize(np.zeros(1000, dtype=np.uint64), rng=3)
+    b = o.privatize(np.full(1000, 2**64 - 1, dtype=np.uint64), rng=3)
+    assert np.array_equal(a.seed, b.seed)
+    assert a != b
+
+
+# =========================================================== p and q, exactly
+@pytest.mark.parametrize("eps,blocks,b", HR_CONFIGS)
+def test_hr_support_probabilities_by_enumeration(eps, blocks, b):
+    """p: y in C_h under cell h; q: the same averaged over independent uniform cells (pairwise independence)."""
+    hr = HR(eps, m=16, blocks=blocks, block_size=b)
+    cells = np.arange(hr.cells, dtype=np.uint64)
+    ys = np.arange(hr.K, dtype=np.uint64)
+    member = np.array([hr.in_set(np.full(hr.K, h, dtype=np.uint64), ys) for h in cells], dtype=float)  # (cells, K)
+    pmfs = np.array([hr.output_pmf(int(h)) for h in cells])
+    supp = pmfs @ member.T  # supp[x, c] = P(report of cell x supports cell c)
+    assert np.allclose(np.diag(supp), hr.p, rtol=1e-12)
+    assert supp.mean() == pytest.approx(hr.q, rel=1e-12)
+    assert member.sum(axis=1).tolist() == [b // 2] * hr.cells  # |C_h| = b/2
+
+
+def test_cms_support_probabilities():
+    eps, w = 1.7, 16
+    cms = CMS(eps, m=16, width=w)
+    f = 1 / (math.exp(eps / 2) + 1)
+    assert cms.flip == pytest.approx(f, rel=RTOL) and cms.p == pytest.approx(1 - f, rel=RTOL)
+    P = np.array([cms.bit_probabilities(h) for h in range(w)])  # P[x, c] = P(bit c set | cell x)
+    assert P.mean() == pytest.approx(cms.q, rel=1e-12)
+
+
+def test_variance_ordering_and_hashtogram_limit():
+    """HR's blocks help at large eps; with one block HR has BLH's p (Hashtogram's one-bit law)."""
+    n = 10**6
+    for eps in (2.0, 4.0):
+        assert HR(eps).variance(n) < HR(eps, blocks=1).variance(n)
+        assert HR(eps).variance(n) < 1.1 * ldp.OLH(eps).variance(n)
+    one = HR(1.0, blocks=1, block_size=2**16)
+    blh = ldp.BLH(1.0)
+    assert one.p == pytest.approx(blh.p, rel=RTOL)
+    assert one.q == pytest.approx(0.5, abs=1e-4)
+
+
+# =========================================================== empirical laws of privatize
+def test_hr_privatize_matches_law():
+    hr = HR(2.0, m=32, blocks=4, block_size=16)
+    n = 200_000
+    v = np.full(n, 123456789, dtype=np.uint64)
+    r = hr.privatize(v, rng=10)
+    h = hr.cell(r.seed, v)
+    blk, row = hr.block_row(h)
+    y = r.y.astype(np.uint64)
+    inside = hr.in_set(h, y)
+    same_block = (y // np.uint64(hr.block_size)) == blk
+    cls = np.where(inside, 0, np.where(same_block, 1, 2))
+    e = math.exp(2.0)
+    Zn = hr.normalizer
+    expected = np.array([8 * e / Zn, 8 / Zn, (hr.K - 16) / Zn]) * n
+    assert stats.chisquare(np.bincount(cls, minlength=3), expected).pvalue > ALPHA_HASHED
+    # inside C_h, the 8 symbols of the block are equally likely
+    pos = (y % np.uint64(16))[inside].astype(np.int64)
+    cnt = np.bincount(pos, minlength=16)
+    assert np.count_nonzero(cnt) == 16  # C_h depends on the row, so all positions occur over users
+    # the cell itself is uniform over [cells]
+    assert stats.chisquare(np.bincount(h.astype(np.int64), minlength=hr.cells)).pvalue > ALPHA_HASHED
+
+
+def test_cms_privatize_matches_law():
+    cms = CMS(1.5, m=32, width=16)
+    n = 100_000
+    v = np.full(n, 987654321, dtype=np.uint64)
+    r = cms.privatize(v, rng=11)
+    bits = r.unpacked()
+    h = cms.cell(r.seed, v).astype(np.int64)
+    own = bits[np.arange(n), h]
+    assert proportion_ok(own.sum(), n, cms.p)
+    other = (h + 3) % 16
+    assert proportion_ok(bits[np.arange(n), other].sum(), n, cms.flip)
+    a, b = bits[np.arange(n), (h + 1) % 16], bits[np.arange(n), (h + 2) % 16]
+    f = cms.flip
+    joint = np.bincount(2 * a + b, minlength=4)
+    expected = n * np.array([(1 - f) ** 2, (1 - f) * f, f * (1 - f), f * f])
+    assert stats.chisquare(joint, expected).pvalue > ALPHA_HASHED  # bits flipped independently
+
+
+@pytest.mark.parametrize("make", [lambda m: HR(2.0, m=m), lambda m: HR(0.7, m=m, blocks=1),
+                                  lambda m: CMS(1.0, m=m, width=256)], ids=["HR", "Hashtogram", "CMS"])
+@pytest.mark.parametrize("m", [32, 160])
+def test_support_rates(make, m):
+    o = make(m)
+    n = 100_000
+    rng = np.random.default_rng(12)
+    vals = uniform(4, m, rng=rng)
+    r = o.privatize(np.repeat(vals[:1], n, axis=0), rng=rng)
+    s = o.support(r, vals)
+    assert proportion_ok(s[0], n, o.p)
+    for k in s[1:]:
+        assert proportion_ok(k, n, o.q)
+
+
+def reference_support_hashed(o, reports, cands):
+    n = len(reports)
+    out = []
+    for i in range(cands.shape[0]):
+        c = np.repeat(cands[i:i + 1], n, axis=0)
+        h = o.cell(reports.seed, c)
+        if isinstance(o, HR):
+            out.append(np.count_nonzero(o.in_set(h, reports.y)))
+        else:
+            out.append(int(reports.unpacked()[np.arange(n), h.astype(np.int64)].sum()))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("m", [20, 64, 96, 160])
+@pytest.mark.parametrize("make", [lambda m: HR(3.0, m=m), lambda m: HR(1.0, m=m, blocks=1, block_size=4),
+                                  lambda m: HR(6.0, m=m, blocks=256, block_size=2),
+                                  lambda m: CMS(3.0, m=m, width=100)], ids=["HR", "HR-1x4", "HR-256x2", "CMS"])
+def test_hashed_kernel_matches_reference(make, m):
+    o = make(m)
+    rng = np.random.default_rng(50 + m)
+    pool = uniform(30, m, rng=rng)
+    n = 3001  # not a multiple of the block or tile sizes
+    r = o.privatize(pool[rng.integers(0, 30, size=n)], rng=rng)
+    cands = np.concatenate([pool, uniform(7, m, rng=rng)])  # 37: not a multiple of 4
+    ref = reference_support_hashed(o, r, cands)
+    assert np.array_equal(o.support(r, cands), ref)
+    assert ref[:30].sum() > 0
+
+
+def test_hashed_kernel_result_independent_of_thread_count():
+    rng = np.random.default_rng(61)
+    for o in (HR(2.0, m=64), CMS(2.0, m=64, width=64)):
+        r = o.privatize(uniform(20_000, 64, rng=rng), rng=rng)
+        cands = uniform(50, 64, rng=rng)
+        base = o.support(r, cands)
+        old = numba.get_num_threads()
+        try:
+            numba.set_num_threads(1)
+            assert np.array_equal(o.support(r, cands), base)
+        finally:
+            numba.set_num_threads(old)
+
+
+@pytest.mark.slow
+def test_estimates_unbiased():
+    """(I - n q)/(p - q) over 100 runs: mean within 5 standard errors of the truth (HR and CMS)."""
+    n, reps = 10_000, 100
+    rng = np.random.default_rng(40)
+    vals = np.where(rng.random(n) < 0.2, 7, rng.integers(100, 2**30, n)).astype(np.uint64)
+    true = [int(np.sum(vals == 7)), 0]
+    cands = np.array([7, 55], dtype=np.uint64)
+    for o in (HR(1.5, m=32), CMS(1.5, m=32, width=64)):
+        est = np.array([o.estimate(o.privatize(vals, rng=s), cands) for s in range(reps)])
+        for j, f in enumerate(true):
+            sd = math.sqrt(o.variance(n, count=f) / reps)
+            assert abs(est[:, j].mean() - f) <= Z * sd
+
+
+# =========================================================== reports and bad input
+def test_reports_roundtrip_concat_and_dtypes(tmp_path):
+    rng = np.random.default_rng(70)
+    v = rng.integers(0, 2**32, size=500, dtype=np.uint64)
+    for o, cls in ((HR(1.0, m=32), HRReports), (CMS(1.0, m=32, width=20), CMSReports)):
+        r = o.privatize(v, rng=rng)
+        assert cls.concat([r[:200], r[200:]]) == r
+        assert np.array_equal(o.support(r[:200], v[:9]) + o.support(r[200:], v[:9]), o.support(r, v[:9]))
+        path = tmp_path / f"{o.kind}.npz"
+        r.save(path)
+        back = ldp.oracles.load_reports(path)
+        assert type(back) is cls and back == r
+    assert HR(1.0, m=32, blocks=2, block_size=64).privatize(v, rng=0).y.dtype == np.uint8
+    assert CMS(1.0, m=32, width=20).privatize(v, rng=0).bits.shape == (500, 3)
+    assert HR(4.0).bits_per_report == 64 + 11 and CMS(1.0).bits_per_report == 64 + 1024
+
+
+def test_bad_oracle_parameters():
+    for bad in (3, 0, 2**21):
+        with pytest.raises(ValueError, match="blocks"):
+            HR(1.0, blocks=bad)
+    for bad in (3, 1, 2**17):
+        with pytest.raises(ValueError, match="block_size"):
+            HR(1.0, block_size=bad)
+    with pytest.raises(ValueError, match="block_size"):
+        HR(1.0, blocks=1, block_size=2)  # one cell: no information
+    with pytest.raises(ValueError, match="width"):
+        CMS(1.0, width=1)
+    for make in (lambda e: HR(e), lambda e: CMS(e)):
+        with pytest.raises(ValueError, match="epsilon"):
+            make(0.0)
+    with pytest.raises(TypeError):
+        HR(1.0, 32)  # m is keyword-only
+    r = HR(1.0, m=32).privatize(np.arange(5, dtype=np.uint64), rng=0)
+    with pytest.raises(ValueError, match="blocks"):
+        HR(1.0, m=32, blocks=4).support(r, [1])
+    with pytest.raises(TypeError, match="HRReports"):
+        CMS(1.0, m=32).support(r, [1])
+    with pytest.raises(ValueError, match="candidates"):
+        HR(1.0, m=32).support(r, np.array([2**32], dtype=np.uint64))
+    with pytest.raises(ValueError, match="cell"):
+        HR(1.0, m=8).output_pmf(10**6)

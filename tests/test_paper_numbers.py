@@ -19,12 +19,13 @@ The PDF's numbers are checked against the HTML's in ``tests/test_pdf.py``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
+
+from builds import require
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -33,7 +34,6 @@ import ldp_titles  # noqa: E402  (book/_ext/ldp_titles.py)
 from test_book_browser import toc_pages  # noqa: E402  (the pages of _toc.yml, in book order)
 
 HTML = ROOT / "_build" / "html"
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 DATA = ldp_numbers.load()
 PAPER_FIGURES = ldp_numbers.book_numbers(DATA, "figures")
 PAPER_EQUATIONS = ldp_numbers.book_numbers(DATA, "equations")
@@ -168,11 +168,7 @@ EQUATION = re.compile(r'id="equation-([^"]+)">\s*<span class="eqno">\(([^)]+)\)'
 @pytest.fixture(scope="module")
 def book_numbers() -> dict[str, list[tuple[str, str, str]]]:
     """{"figures"/"equations": [(page, label, number as printed)]} in book order."""
-    if not (HTML / "index.html").is_file():
-        reason = f"no built book in {HTML}: run `make book QUICK=1` (make test does)"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require(HTML / "index.html", "the HTML book")
     out: dict[str, list] = {"figures": [], "equations": []}
     for page in toc_pages():
         html = (HTML / f"{page}.html").read_text(encoding="utf-8")

@@ -20,7 +20,6 @@ tests are skipped with the reason.
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
 import subprocess
@@ -31,6 +30,8 @@ import pytest
 import yaml
 from docutils import nodes
 
+from builds import unavailable
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import ldp_latex  # noqa: E402  (book/_ext/ldp_latex.py)
@@ -38,7 +39,6 @@ import ldp_latex  # noqa: E402  (book/_ext/ldp_latex.py)
 HTML = ROOT / "_build" / "html"
 LATEX = ROOT / "_build" / "latex"
 PDF = LATEX / "ldp-book.pdf"
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # book label -> the paper's figure number (Figures 1-9)
 PAPER_FIGURES = {label: entry["number"]
                  for entry in yaml.safe_load((ROOT / "book" / "_ext" / "paper_numbers.yml").read_text())["figures"]
@@ -53,25 +53,19 @@ EQUATION = re.compile(r'id="equation-([^"]+)">\s*<span class="eqno">\((\d+|A\.\d
 AUX_LABEL = re.compile(r"\\newlabel\{(equation:)?([^{}]+):([^:{}]+)\}\{\{([^{}]*)\}")
 
 
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def built() -> Path:
     if not PDF.is_file():
-        _unavailable(f"no PDF at {PDF}: run `make pdf QUICK=1` (make test does)")
+        unavailable(f"no PDF at {PDF}: run `make pdf QUICK=1` (make test does)")
     if not (HTML / "index.html").is_file():
-        _unavailable(f"no HTML book in {HTML}: run `make book QUICK=1` (make test does)")
+        unavailable(f"no HTML book in {HTML}: run `make book QUICK=1` (make test does)")
     return PDF
 
 
 @pytest.fixture(scope="module")
 def pdf_text(built: Path) -> str:
     if shutil.which("pdftotext") is None:
-        _unavailable("pdftotext missing: apt-get install poppler-utils")
+        unavailable("pdftotext missing: apt-get install poppler-utils")
     out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(built), "-"], capture_output=True,
                          text=True, check=True).stdout
     return " ".join(out.split())

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,12 +24,13 @@ from urllib.parse import urljoin, urlparse
 import pytest
 import yaml
 
+from builds import require
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import ldp_provenance  # noqa: E402  (book/_ext/ldp_provenance.py)
 
 HTML = ROOT / "_build" / "html"
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 REPO_URL = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
 FOOTER = re.compile(r'<p class="ldp-provenance">(.*?)</p>', re.S)
 HAS_GIT = shutil.which("git") is not None
@@ -81,11 +81,7 @@ def test_bad_source_date_epoch_falls_back_to_now():
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def pages() -> dict[str, str]:
-    if not (HTML / "index.html").is_file():
-        reason = f"no built book in {HTML}: run `make book QUICK=1` (make test does)"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require(HTML / "index.html", "the HTML book")
     pages = {}
     for path in HTML.rglob("*.html"):
         name = path.relative_to(HTML)

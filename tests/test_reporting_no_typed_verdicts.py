@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from ldp.reporting.rules import VERDICTS
+from ldp.reporting.verdicts import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = re.compile(r"\b(" + "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True)) + r")\b",

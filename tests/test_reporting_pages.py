@@ -14,10 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ldp.figures import CLAIMS, REGISTRY
 from ldp.reporting import claims as C
 from ldp.reporting import pages as PG
 from ldp.reporting import report as RP
-from ldp.reporting import rules as R
+from ldp.reporting import verdicts as V
 from ldp.reporting.results import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,10 +52,10 @@ def rows_of(page: str) -> list[str]:
 # --------------------------------------------------------------------------- #
 # a small fake store
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("pem_ahead, verdict", [(True, R.REPRODUCED), (False, R.NOT_REPRODUCED)])
+@pytest.mark.parametrize("pem_ahead, verdict", [(True, V.REPRODUCED), (False, V.NOT_REPRODUCED)])
 def test_a_small_store_decides_figure_5(tmp_path, pem_ahead, verdict):
     store = ResultStore(fake_store(tmp_path / "s", pem_ahead), mode="quick")
-    row = RP.evaluate(store, [C.get_claim("fig5-pem-best")]).iloc[0]
+    row = RP.evaluate(store, C.Registry(claims=(REGISTRY.get("fig5-pem-best"),))).iloc[0]
     assert row["verdict"] == verdict
     assert "holds at 8 of 8 points" in row["measured"] if pem_ahead else "0 of 8" in row["measured"]
 
@@ -62,7 +63,7 @@ def test_a_small_store_decides_figure_5(tmp_path, pem_ahead, verdict):
 def test_quick_build_pages_carry_the_banner(tmp_path):
     generated = tmp_path / "_generated"
     fake_store(generated / "cache" / "quick")
-    paths = PG.write_book_report("quick", generated)
+    paths = PG.write_book_report("quick", REGISTRY, generated)
     folder = generated / PG.REPORT_DIR
     assert paths["report.md"] == folder / "report.md" and paths[PG.CLAIMS_JSON] == folder / "claims.json"
     report = (folder / "report.md").read_text()
@@ -70,17 +71,17 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
     assert BANNER in (folder / "scorecard.md").read_text()
     assert BANNER in (folder / "evidence" / "fig-eval-vary-eps.md").read_text()
     data = json.loads((folder / "claims.json").read_text())
-    assert data["mode"] == "quick" and len(data["rows"]) == len(C.CLAIMS)
-    assert sum(data["counts"].values()) == len(C.CLAIMS)
+    assert data["mode"] == "quick" and len(data["rows"]) == len(CLAIMS)
+    assert sum(data["counts"].values()) == len(CLAIMS)
     fig5 = [r for r in data["rows"] if r["figure"] == "fig-eval-vary-eps"]
     assert fig5 and all(r["label"] == "claims-s6-fig-eval-vary-eps" for r in fig5)
     best = next(r for r in fig5 if r["id"] == "fig5-pem-best")
-    assert best["verdict"] == R.REPRODUCED and best["quote"] == "It is clear that PEM performs best among all " \
+    assert best["verdict"] == V.REPRODUCED and best["quote"] == "It is clear that PEM performs best among all " \
                                                                 "three protocols."
     assert data["figures"]["fig-eval-vary-eps"] == "Figure 5"
     # everything else is missing in this store: not testable, never an error
     others = [r for r in data["rows"] if r["figure"] != "fig-eval-vary-eps" and r["id"] != "fig6-f1-ncr-correlated"]
-    assert {r["verdict"] for r in others} == {R.NOT_TESTABLE}
+    assert {r["verdict"] for r in others} == {V.NOT_TESTABLE}
     assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["claims.csv", "claims.json", "report.md",
                                                                        "scorecard.md"]  # no temporaries
 
@@ -89,18 +90,18 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     """The full-mode path that `make book` takes, on a full build's figure data: >= 35 decided rows, no banner."""
     generated = tmp_path / "_generated"
     shutil.copytree(FIXTURE, generated / "cache" / "full")
-    PG.write_book_report("full", generated)
+    PG.write_book_report("full", REGISTRY, generated)
     folder = generated / PG.REPORT_DIR
     report = (folder / "report.md").read_text()
     assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
-    assert sorted(rows_of(report)) == sorted(c.id for c in C.CLAIMS)  # one row per claim
+    assert sorted(rows_of(report)) == sorted(c.id for c in CLAIMS)  # one row per claim
     data = json.loads((folder / "claims.json").read_text())
-    decided = [r for r in data["rows"] if r["verdict"] != R.NOT_TESTABLE]
+    decided = [r for r in data["rows"] if r["verdict"] != V.NOT_TESTABLE]
     assert len(decided) >= 35
     by_id = {r["id"]: r for r in data["rows"]}
-    assert by_id["fig7b-theta-0005"]["verdict"] == R.NOT_REPRODUCED  # the reversal, a row of its own
-    assert by_id["fig5-lead-grows-with-eps"]["verdict"] == R.NOT_REPRODUCED
-    assert by_id["fig8c-assumption-similar"]["verdict"] != R.REPRODUCED  # the chapter's 0.02 rule for 'similar'
+    assert by_id["fig7b-theta-0005"]["verdict"] == V.NOT_REPRODUCED  # the reversal, a row of its own
+    assert by_id["fig5-lead-grows-with-eps"]["verdict"] == V.NOT_REPRODUCED
+    assert by_id["fig8c-assumption-similar"]["verdict"] != V.REPRODUCED  # the chapter's 0.02 rule for 'similar'
     assert "tolerance 0.020" in by_id["fig8c-assumption-similar"]["explanation"]
     assert by_id["ours-pem-beats-sfp"]["ours"] and not by_id["fig5-pem-best"]["ours"]
     table = pd.read_csv(folder / "claims.csv")
@@ -148,10 +149,10 @@ def test_rerun_writes_its_claims_table(tmp_path):
               "query_limit": 2 ** 20, "theta_fixed": 0.023, "epsilons": [0.9, 1.2, 2.0, 4.0], "etas": [2, 10],
               "final_fraction": 0.1}
     (run / "parameters.json").write_text(json.dumps(params))
-    paths = PG.write_rerun_report(run, "07_evaluation_more")
+    paths = PG.write_rerun_report(run, "07_evaluation_more", REGISTRY)
     table = pd.read_csv(paths["claims.csv"]).set_index("id")
     assert set(table["chapter"]) == {"07_evaluation_more"}
-    assert not table.loc["fig7b-theta-0005", "covered"] and table.loc["fig7b-theta-0005", "verdict"] == R.NOT_TESTABLE
+    assert not table.loc["fig7b-theta-0005", "covered"] and table.loc["fig7b-theta-0005", "verdict"] == V.NOT_TESTABLE
     assert table.loc["fig7a-pem-better", "covered"]
     page = paths["claims.md"].read_text()
     assert page.startswith("# Claims of this rerun of 07_evaluation_more") and RP.NOT_COVERED in page
@@ -173,7 +174,7 @@ def evidence_ext(request):
 
 
 ROW = {"id": "fig5-pem-best", "section": "6.2.1", "ref": "Figure 5", "quote": r"When $\epsilon=4$, PEM wins",
-       "measured": "holds at 8 of 8 points", "verdict": R.REPRODUCED, "explanation": "needs every point",
+       "measured": "holds at 8 of 8 points", "verdict": V.REPRODUCED, "explanation": "needs every point",
        "label": "claims-s6-fig-eval-vary-eps", "ours": False, "figure": "fig-eval-vary-eps"}
 
 
@@ -186,7 +187,7 @@ def test_evidence_box_nodes(evidence_ext):
     assert box[0].astext() == "Evidence: Figure 5 of the paper"
     text = box.astext()
     assert "The paper (§6.2.1, Figure 5)" in text and "We measure: holds at 8 of 8 points" in text
-    assert f"Verdict: {R.REPRODUCED} (needs every point)" in text and BANNER not in text
+    assert f"Verdict: {V.REPRODUCED} (needs every point)" in text and BANNER not in text
     assert [m.astext() for m in box.findall(nodes.math)] == [r"\epsilon=4"]
     refs = list(box.findall(addnodes.pending_xref))
     assert len(refs) == 1 and refs[0]["reftarget"] == "claims-s6-fig-eval-vary-eps" and refs[0]["reftype"] == "ref"
@@ -208,8 +209,8 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
     book = tmp_path / "book"
     minibook.scaffold(book, ["_generated/notebooks/06_evaluation", "book/reproduction"])
     store = fake_store(book / "_generated" / "cache" / mode)
-    table = RP.evaluate(ResultStore(store, mode=mode))
-    PG.write_outputs(ResultStore(store, mode=mode), book / "_generated" / PG.REPORT_DIR, mode=mode)
+    table = RP.evaluate(ResultStore(store, mode=mode), REGISTRY)
+    PG.write_outputs(ResultStore(store, mode=mode), REGISTRY, book / "_generated" / PG.REPORT_DIR, mode=mode)
     (book / "_generated" / "figures").mkdir(parents=True)
     (book / "_generated" / "notebooks").mkdir(parents=True)
     (book / "_generated" / "figures" / "fig5.svg").write_text(
@@ -244,15 +245,15 @@ def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
     shutil.copy(FIXTURE / "figures" / "fig-evalmore-threshold.csv", root / "figures")
     params = {"thetas": [0.01, 0.023, 0.035], "eps_theta": [2.0, 4.0], "n_users": 100_000, "m_bits": 64,
               "query_limit": 2 ** 20, "theta_fixed": 0.023, "epsilons": [0.9, 1.2, 2.0, 4.0]}
-    claims = [C.get_claim("fig7a-pem-better"), C.get_claim("fig7b-theta-0005")]
+    claims = [REGISTRY.get("fig7a-pem-better"), REGISTRY.get("fig7b-theta-0005")]
     for mode in ("quick", "rerun"):
         store = ResultStore(root, mode=mode)
         store.save_parameters("07_evaluation_more", params)
-        t = RP.evaluate(store, claims).set_index("id")
+        t = RP.evaluate(store, C.Registry(claims=tuple(claims))).set_index("id")
         assert not t.loc["fig7b-theta-0005", "covered"]  # 0.005 is not in the grid: never decided
         row = t.loc["fig7a-pem-better"]
         if mode == "quick":
-            assert row["covered"] and row["verdict"] == R.REPRODUCED
+            assert row["covered"] and row["verdict"] == V.REPRODUCED
             assert row["coverage"].startswith("quick build, smaller population: n_users = 100000")
             assert row["coverage"] in RP.render_report(t.reset_index(), "quick")  # shown in the row's flags
         else:  # a rerun at another population is another setting
@@ -268,29 +269,30 @@ def test_thin_figure_data_never_breaks_the_report(tmp_path, name):
         shutil.copytree(FIXTURE / "tables", root / "tables")
         shutil.copytree(FIXTURE / "figures", root / "figures")
         part.to_csv(root / "figures" / f"{name}.csv", index=False)
-        readers = [c for c in C.CLAIMS if f"figure:{name}" in c.inputs]
-        table = RP.evaluate(ResultStore(root, mode="rerun"), readers)
-        assert len(table) == len(readers) and set(table["verdict"]) <= set(R.VERDICTS), how
+        readers = [c for c in CLAIMS if f"figure:{name}" in c.inputs]
+        table = RP.evaluate(ResultStore(root, mode="rerun"), C.Registry(claims=tuple(readers)))
+        assert len(table) == len(readers) and set(table["verdict"]) <= set(V.VERDICTS), how
         if how == "empty":
             only = [c.id for c in readers if c.inputs == (f"figure:{name}",)]
-            assert (table.set_index("id").loc[only, "verdict"] == R.NOT_TESTABLE).all(), how
+            assert (table.set_index("id").loc[only, "verdict"] == V.NOT_TESTABLE).all(), how
 
 
 def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
     root = shutil.copytree(FIXTURE, tmp_path / "s")
     v = pd.read_csv(root / "figures" / "fig-eval-var.csv").assign(var_count=1)  # no run found a heavy hitter 3 times
     v.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
-    t = RP.evaluate(ResultStore(root), [C.get_claim("fig9-complies-var-olh"), C.get_claim("fig9-mcm-below-spm")])
-    assert (t["verdict"] == R.NOT_TESTABLE).all() and t["explanation"].str.contains("3 runs").all()
+    t = RP.evaluate(ResultStore(root), C.Registry(claims=(REGISTRY.get("fig9-complies-var-olh"),
+                                                          REGISTRY.get("fig9-mcm-below-spm"))))
+    assert (t["verdict"] == V.NOT_TESTABLE).all() and t["explanation"].str.contains("3 runs").all()
 
 
 def test_no_caret_powers_left_in_the_pages(tmp_path):
     """x^y in plain text shows as TeX in the book (tests/test_book_browser.py): the pages write powers as math."""
     assert RP.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
     assert RP.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
-    table = RP.evaluate(ResultStore(FIXTURE, mode="full"))
+    table = RP.evaluate(ResultStore(FIXTURE, mode="full"), REGISTRY)
     data = PG.claims_json(table, "full")
-    for text in (RP.render_report(table, "full"), RP.render_scorecard(table, "full"),
+    for text in (RP.render_report(table, "full"), RP.render_scorecard(table, "full", REGISTRY),
                  json.dumps([{k: r[k] for k in ("paper", "measured", "explanation", "ref")} for r in data["rows"]],
                             ensure_ascii=False)):
         plain = re.sub(r"\$[^$]*\$|`[^`]*`", "", text)

@@ -10,11 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ldp.figures import CLAIMS, REGISTRY
 from ldp.reporting import claims as C
-from ldp.reporting import pages as PG
 from ldp.reporting import report as RP
-from ldp.reporting import rules as R
+from ldp.reporting import verdicts as V
 from ldp.reporting.results import MissingResult, ResultStore
+from ldp.rerun import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "reporting"
@@ -22,7 +23,7 @@ FIXTURE = ROOT / "tests" / "data" / "reporting"
 
 @pytest.fixture(scope="module")
 def table():
-    return RP.evaluate(ResultStore(FIXTURE, mode="full"))
+    return RP.evaluate(ResultStore(FIXTURE, mode="full"), REGISTRY)
 
 
 def verdicts(t):
@@ -105,31 +106,31 @@ def test_store_parameters_from_the_runner_manifest(tmp_path):
 # --------------------------------------------------------------------------- #
 def test_every_claim_gets_a_verdict_from_the_vocabulary(table):
     assert list(table.columns) == RP.COLUMNS
-    assert len(table) == len(C.CLAIMS)
-    assert set(table["verdict"]) <= set(R.VERDICTS)
+    assert len(table) == len(CLAIMS)
+    assert set(table["verdict"]) <= set(V.VERDICTS)
     assert table["covered"].all()
-    decided = table[table["verdict"] != R.NOT_TESTABLE]
+    decided = table[table["verdict"] != V.NOT_TESTABLE]
     assert (decided["measured"] != "").all() and (decided["explanation"] != "").all()
 
 
 def test_paper_scale_verdicts(table):
     v = verdicts(table)
     # the reviewer's findings, now computed
-    assert v["fig7b-theta-0005"] == R.NOT_REPRODUCED  # PEM 0.07 against MCM 0.46
-    assert v["fig5-lead-grows-with-eps"] == R.NOT_REPRODUCED  # the lead peaks at eps = 0.9
-    assert v["fig7a-lead-at-eps2"] == R.NOT_REPRODUCED
-    assert v["fig6-spm-small-k"] == R.NOT_REPRODUCED and v["fig6-url-pem-k"] == R.NOT_REPRODUCED
-    assert v["fig4-analysis-matches"] == R.PARTLY and v["fig3-analysis-matches"] == R.PARTLY
-    assert v["fig7bc-pem-better"] == R.PARTLY
+    assert v["fig7b-theta-0005"] == V.NOT_REPRODUCED  # PEM 0.07 against MCM 0.46
+    assert v["fig5-lead-grows-with-eps"] == V.NOT_REPRODUCED  # the lead peaks at eps = 0.9
+    assert v["fig7a-lead-at-eps2"] == V.NOT_REPRODUCED
+    assert v["fig6-spm-small-k"] == V.NOT_REPRODUCED and v["fig6-url-pem-k"] == V.NOT_REPRODUCED
+    assert v["fig4-analysis-matches"] == V.PARTLY and v["fig3-analysis-matches"] == V.PARTLY
+    assert v["fig7bc-pem-better"] == V.PARTLY
     # what holds
     for claim_id in ("fig2-analysis-matches", "fig5-pem-best", "fig6-pem-best", "fig3a-fewer-rounds",
                      "fig3c-half-optimal", "fig8b-eta-better", "s4-lemma-1", "s2-olh-dprime-optimal",
                      "s4-joint-unbiased", "fig9-mcm-below-spm"):
-        assert v[claim_id] == R.REPRODUCED, claim_id
+        assert v[claim_id] == V.REPRODUCED, claim_id
     # stand-ins that cannot decide, and claims never run here
     for claim_id in ("s61-url-size", "fig5-url-eps4-pem", "fig5-url-eps4-others", "fig7-other-datasets",
                      "fig8a-other-settings"):
-        assert v[claim_id] == R.NOT_TESTABLE, claim_id
+        assert v[claim_id] == V.NOT_TESTABLE, claim_id
 
 
 def test_paper_scale_numbers(table):
@@ -140,9 +141,9 @@ def test_paper_scale_numbers(table):
     assert "11 of 104 points beyond 3 SE" in row.loc["fig3-analysis-matches", "measured"]
     assert "maximum at 7 (zipf, F1)" in row.loc["fig3b-eta-optimal", "measured"]
     assert "the rule alone would give" in row.loc["fig5-url-eps4-pem", "explanation"]
-    assert row.loc["s4-opt-rounds", "verdict"] == R.REPRODUCED and row.loc["s4-opt-gamma", "verdict"] == R.REPRODUCED
-    assert row.loc["s4-opt-equal-eta", "verdict"] == R.REPRODUCED  # (12, 12, 12, 12, 11) for k = 32: one bit
-    assert row.loc["s4-opt-max-eta", "verdict"] == R.NOT_REPRODUCED  # 12, not 13, for k = 16
+    assert row.loc["s4-opt-rounds", "verdict"] == V.REPRODUCED and row.loc["s4-opt-gamma", "verdict"] == V.REPRODUCED
+    assert row.loc["s4-opt-equal-eta", "verdict"] == V.REPRODUCED  # (12, 12, 12, 12, 11) for k = 32: one bit
+    assert row.loc["s4-opt-max-eta", "verdict"] == V.NOT_REPRODUCED  # 12, not 13, for k = 16
 
 
 def test_missing_inputs_are_not_testable(tmp_path):
@@ -152,12 +153,12 @@ def test_missing_inputs_are_not_testable(tmp_path):
         f[f["dataset"] != "AOL"].to_csv(root / "figures" / f"{name}.csv", index=False)
     shutil.rmtree(root / "tables" / "06_evaluation")
     (root / "figures" / "fig-eval-var.csv").unlink()
-    t = RP.evaluate(ResultStore(root, mode="full")).set_index("id")
-    assert t.loc["fig56-aol-pem-best", "verdict"] == R.NOT_TESTABLE
+    t = RP.evaluate(ResultStore(root, mode="full"), REGISTRY).set_index("id")
+    assert t.loc["fig56-aol-pem-best", "verdict"] == V.NOT_TESTABLE
     assert "AOL" in t.loc["fig56-aol-pem-best", "explanation"]
-    assert t.loc["s61-aol-users", "verdict"] == R.NOT_TESTABLE
+    assert t.loc["s61-aol-users", "verdict"] == V.NOT_TESTABLE
     assert t.loc["fig9-mcm-below-spm", "explanation"].startswith("input missing")
-    assert t.loc["fig5-pem-best", "verdict"] == R.REPRODUCED
+    assert t.loc["fig5-pem-best", "verdict"] == V.REPRODUCED
     assert "AOL is not in this build" in t.loc["fig5-pem-best", "measured"]
 
 
@@ -171,23 +172,23 @@ def test_rerun_with_other_parameters_marks_claims_not_covered(tmp_path):
               "query_limit": 2 ** 20, "theta_fixed": 0.023, "epsilons": [0.9, 1.2, 2.0, 4.0], "etas": [2, 10],
               "final_fraction": 0.1}
     (run / "parameters.json").write_text(json.dumps(params))
-    t = RP.evaluate(ResultStore.for_rerun(run), chapters=["07_evaluation_more"]).set_index("id")
+    t = RP.evaluate(ResultStore.for_rerun(run), REGISTRY, chapters=["07_evaluation_more"]).set_index("id")
     assert set(t["chapter"]) == {"07_evaluation_more"}
     row = t.loc["fig7b-theta-0005"]
-    assert row["verdict"] == R.NOT_TESTABLE and not row["covered"]
+    assert row["verdict"] == V.NOT_TESTABLE and not row["covered"]
     assert row["coverage"].startswith(RP.NOT_COVERED) and "0.005" in row["coverage"]
-    assert t.loc["fig7a-pem-better", "covered"] and t.loc["fig7a-pem-better", "verdict"] == R.REPRODUCED
+    assert t.loc["fig7a-pem-better", "covered"] and t.loc["fig7a-pem-better", "verdict"] == V.REPRODUCED
     # a smaller population is another setting: every claim at n = 10^6 is no longer covered
     (run / "parameters.json").write_text(json.dumps({**params, "n_users": 100_000}))
-    t = RP.evaluate(ResultStore.for_rerun(run), chapters=["07_evaluation_more"]).set_index("id")
+    t = RP.evaluate(ResultStore.for_rerun(run), REGISTRY, chapters=["07_evaluation_more"]).set_index("id")
     assert not t.loc["fig7a-pem-better", "covered"] and "n_users = 100000" in t.loc["fig7a-pem-better", "coverage"]
     # the same parameters in the grid itself: a store without parameters still finds the missing point
     bare = ResultStore(run / "figures", figures=run / "figures")
-    assert not RP.evaluate(bare, [C.get_claim("fig7b-theta-0005")]).iloc[0]["covered"]
+    assert not RP.evaluate(bare, C.Registry(claims=(REGISTRY.get("fig7b-theta-0005"),))).iloc[0]["covered"]
 
 
 def test_check_setting():
-    claim = C.get_claim("fig7b-theta-0005")
+    claim = REGISTRY.get("fig7b-theta-0005")
     assert RP.check_setting(claim, None) == ""
     assert RP.check_setting(claim, {"thetas": [0.005, 0.01], "eps_theta": [2.0]}) == ""
     assert "leaves out 0.005" in RP.check_setting(claim, {"thetas": [0.01]})
@@ -195,7 +196,7 @@ def test_check_setting():
 
 def test_evaluate_rejects_a_path():
     with pytest.raises(TypeError, match="ResultStore"):
-        RP.evaluate(str(FIXTURE))
+        RP.evaluate(str(FIXTURE), REGISTRY)
 
 
 # --------------------------------------------------------------------------- #
@@ -208,7 +209,7 @@ def test_report_page(table):
     page = RP.render_report(table, "full")
     assert BANNER not in page
     assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page
-    for claim_id in (c.id for c in C.CLAIMS):
+    for claim_id in (c.id for c in CLAIMS):
         assert f"`{claim_id}`" in page
     for label in {RP.group_label(r) for _, r in table.iterrows()}:
         assert f"({label})=" in page
@@ -217,7 +218,7 @@ def test_report_page(table):
     assert "## Section 7 and after" in page and "**ours**, not the paper's" in page
     assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
     for line in page.splitlines():  # every table row has the 7 cells of the header
-        if line.startswith("| `") and line.split("`")[1] in {c.id for c in C.CLAIMS}:
+        if line.startswith("| `") and line.split("`")[1] in {c.id for c in CLAIMS}:
             assert line.replace("\\|", "").count("|") == 8, line
     with pytest.raises(ValueError, match="mode"):
         RP.render_report(table, "paper")
@@ -225,28 +226,28 @@ def test_report_page(table):
 
 def test_every_rendering_of_a_quick_build_carries_the_banner(table):
     assert RP.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
-    assert BANNER in RP.render_scorecard(table, "quick")
+    assert BANNER in RP.render_scorecard(table, "quick", REGISTRY)
     assert BANNER in RP.render_evidence(table, "fig-evalmore-threshold", "quick")
-    assert BANNER not in RP.render_scorecard(table, "full")
+    assert BANNER not in RP.render_scorecard(table, "full", REGISTRY)
     assert RP.NOT_COVERED in RP.render_report(table, "rerun")
 
 
 def test_scorecard(table):
-    card = RP.render_scorecard(table, "full")
+    card = RP.render_scorecard(table, "full", REGISTRY)
     ours = table["ours"].astype(bool)
     for part, words in ((table[~ours], "claims of the paper"), (table[ours], "claims of ours")):
         assert f"**{len(part)} {words}**" in card
         counts = part["verdict"].value_counts()
-        for verdict in R.VERDICTS:
+        for verdict in V.VERDICTS:
             assert f"**{counts.get(verdict, 0)}** {verdict}" in card
     top = RP.largest_differences(table)
-    assert len(top) == 3 and set(top["verdict"]) == {R.NOT_REPRODUCED} and not top["ours"].any()
+    assert len(top) == 3 and set(top["verdict"]) == {V.NOT_REPRODUCED} and not top["ours"].any()
     assert "fig5-lead-grows-with-eps" in set(top["id"]) and "fig7b-theta-0005" in set(top["id"])
     assert all(f"{{ref}}`{i} <" in card for i in top["id"])  # each links to its row of the report
     assert "URL data set: a calibrated stand-in" in card and "count engine (10 runs)" in card
     assert "SPM: re-implemented from the paper's text" in card and "Figure 5 (`fig-eval-vary-eps`)" in card
     assert "{doc}`the reproduction report </book/reproduction>`" in card
-    quick = RP.render_scorecard(table, "quick")
+    quick = RP.render_scorecard(table, "quick", REGISTRY)
     assert "(10 runs)" not in quick and "quick build" in quick.lower()  # no paper-scale run counts in a quick card
 
 
@@ -264,19 +265,21 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     import minibook
 
     book = tmp_path / "book"
-    minibook.scaffold(book, ["book/interpretation", "book/rerun", "book/reproduction", "book/scorecard"]
-                      + [f"_generated/notebooks/{c}" for c in sorted({c.chapter for c in C.CLAIMS})])
+    minibook.scaffold(book, ["book/interpretation", "book/rerun", "book/deployment", "book/reproduction",
+                             "book/scorecard"]
+                      + [f"_generated/notebooks/{c}" for c in sorted({c.chapter for c in CLAIMS})])
     shutil.copy(ROOT / "book" / "interpretation.md", book / "book" / "interpretation.md")
     (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
+    (book / "book" / "deployment.md").write_text("(deployment)=\n# Deployment\n")  # and to this one
     (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + RP.render_report(table, "quick"))
-    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full"))
+    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + RP.render_scorecard(table, "full", REGISTRY))
     stubs = book / "_generated" / "notebooks"
     stubs.mkdir(parents=True)
     (book / "_generated" / "figures").mkdir()
     (book / "_generated" / "figures" / "f.svg").write_text(
         '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
-    for chapter in sorted({c.chapter for c in C.CLAIMS}):
-        figs = sorted({c.figure for c in C.CLAIMS if c.chapter == chapter and c.figure})
+    for chapter in sorted({c.chapter for c in CLAIMS}):
+        figs = sorted({c.figure for c in CLAIMS if c.chapter == chapter and c.figure})
         if chapter == "06_evaluation":
             figs = sorted({*figs, "fig-eval-var"})  # every paper figure of a chapter in the build must be there
         eqs = sorted(label for eq in C.paper_numbers()["equations"] for label, doc in eq["book"].items()
@@ -294,25 +297,25 @@ def test_a_changed_table_fails_loudly_naming_the_claim(tmp_path):
     f = pd.read_csv(root / "figures" / "fig-eval-var.csv").rename(columns={"var_mean": "mse"})
     f.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
     with pytest.raises(RuntimeError, match="claim fig9-mcm-below-spm: measuring it failed .*var_mean"):
-        RP.evaluate(ResultStore(root))
+        RP.evaluate(ResultStore(root), REGISTRY)
 
 
 def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LDP_ROOT", str(tmp_path))
     shutil.copytree(FIXTURE, tmp_path / "_generated" / "cache" / "quick")
     (tmp_path / "_generated" / "MODE").write_text("quick\n")
-    assert PG.main([]) == 0
+    assert cli.main(["report"]) == 0
     out = tmp_path / "_generated" / "cache" / "quick" / "report"
-    assert f"{len(C.CLAIMS)} claims" in capsys.readouterr().out
+    assert f"{len(CLAIMS)} claims" in capsys.readouterr().out
     claims = pd.read_csv(out / "claims.csv")
-    assert list(claims["id"]) == [c.id for c in C.CLAIMS]
+    assert list(claims["id"]) == [c.id for c in CLAIMS]
     assert (out / "report.md").read_text().startswith("```{warning}\n**" + BANNER)
     assert BANNER in (out / "evidence" / "fig-eval-vary-eps.md").read_text()
     # a rerun: only its chapter, into --out
     run = tmp_path / "my-runs" / "06_evaluation-0123456789"
     shutil.copytree(FIXTURE / "figures", run / "figures")
     (run / "parameters.json").write_text(json.dumps({"k_fixed": 16, "epsilons": [1.0, 3.0]}))
-    assert PG.main(["--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
+    assert cli.main(["report", "--rerun", str(run), "--out", str(tmp_path / "r")]) == 0
     t = pd.read_csv(tmp_path / "r" / "claims.csv").set_index("id")
     assert set(t["chapter"]) == {"06_evaluation"}
     assert not t.loc["fig5-url-eps4-pem", "covered"]  # epsilons leave out 4

@@ -5,19 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.reporting import rules as R
-from ldp.reporting.rules import (
-    NOT_REPRODUCED,
-    NOT_TESTABLE,
-    PARTLY,
-    REPRODUCED,
-    ArgmaxAt,
-    Decision,
-    Monotone,
-    OrderingHolds,
-    WithinSE,
-    WithinTolerance,
-)
+from ldp.reporting import verdicts as V
+from ldp.reporting.rules import ArgmaxAt, Monotone, OrderingHolds, WithinSE, WithinTolerance
+from ldp.reporting.verdicts import NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, Decision
 
 
 def within_se_frame(observed, expected, se):
@@ -43,35 +33,35 @@ def series_frame(ys, se=0.01, xs=None, name="s"):
 # vocabulary, constants, helpers
 # --------------------------------------------------------------------------- #
 def test_vocabulary_is_exactly_the_four_verdicts():
-    assert R.VERDICTS == ("reproduced", "partly reproduced", "not reproduced", "not testable here")
+    assert V.VERDICTS == ("reproduced", "partly reproduced", "not reproduced", "not testable here")
     with pytest.raises(ValueError, match="verdict"):
         Decision("roughly")
 
 
 def test_family_alpha_is_the_two_sided_level_of_three_se():
-    assert R.FAMILY_ALPHA == pytest.approx(0.0026998, rel=1e-4)
-    table = R.tolerance_table()
+    assert V.FAMILY_ALPHA == pytest.approx(0.0026998, rel=1e-4)
+    table = V.tolerance_table()
     assert {"Z_TOL", "FAMILY_ALPHA", "MOST", "PARTLY_MARGIN", "F1_TOL", "SIMILAR_F1"} <= set(table["constant"])
 
 
 @pytest.mark.parametrize("printed, tol", [("0.00075", 0.000005), ("28.5", 0.05), ("0.7", 0.05),
                                           ("4,410,000", 5000.0), ("0.023", 0.0005), ("64", 0.5), ("120", 5.0)])
 def test_printed_tolerance_is_half_a_unit_of_the_last_digit(printed, tol):
-    assert R.printed_tolerance(printed) == pytest.approx(tol)
+    assert V.printed_tolerance(printed) == pytest.approx(tol)
 
 
 def test_printed_tolerance_rejects_non_numbers():
     with pytest.raises(ValueError, match="printed"):
-        R.printed_tolerance("about two")
+        V.printed_tolerance("about two")
 
 
 def test_holm_rejects_step_down():
     # alpha 0.05, 4 tests: thresholds 0.0125, 0.0167, 0.025, 0.05
     p = [0.01, 0.015, 0.03, 0.04]
-    assert R.holm_reject(p, 0.05).tolist() == [True, True, False, False]  # stops at 0.03 > 0.025
-    assert not R.holm_reject([0.02, 0.03], 0.01).any()
+    assert V.holm_reject(p, 0.05).tolist() == [True, True, False, False]  # stops at 0.03 > 0.025
+    assert not V.holm_reject([0.02, 0.03], 0.01).any()
     with pytest.raises(ValueError, match="alpha"):
-        R.holm_reject(p, 1.5)
+        V.holm_reject(p, 1.5)
 
 
 # --------------------------------------------------------------------------- #
@@ -180,7 +170,7 @@ def test_ordering_partly_and_share():
     a = [0.9] * 7 + [0.1]
     b = [0.5] * 7 + [0.9]
     assert OrderingHolds().decide(ordering_frame(a, b)).verdict == PARTLY  # 7 of 8 = 88 %
-    assert OrderingHolds(share=R.MOST).decide(ordering_frame(a, b)).verdict == REPRODUCED
+    assert OrderingHolds(share=V.MOST).decide(ordering_frame(a, b)).verdict == REPRODUCED
     a2 = [0.9] * 5 + [0.1] * 3
     b2 = [0.5] * 5 + [0.9] * 3
     assert OrderingHolds().decide(ordering_frame(a2, b2)).verdict == NOT_REPRODUCED  # 5 of 8 < 75 %
@@ -237,7 +227,7 @@ def test_monotone_share_over_series():
     frames = [series_frame([1, 2, 3], name=f"up{i}") for i in range(3)] + [series_frame([3, 1, 2], name="bad")]
     m = pd.concat(frames)
     assert Monotone("increasing").decide(m).verdict == PARTLY  # 3 of 4
-    assert Monotone("increasing", share=R.MOST).decide(m).verdict == REPRODUCED
+    assert Monotone("increasing", share=V.MOST).decide(m).verdict == REPRODUCED
     assert Monotone("decreasing").decide(m).verdict == NOT_REPRODUCED
 
 
@@ -277,5 +267,5 @@ def test_argmax_partly_and_untestable():
 
 def test_every_rule_describes_itself():
     for rule in (WithinSE(), WithinTolerance(0.1, "x"), OrderingHolds(), Monotone(), ArgmaxAt(6)):
-        assert rule.kind in R.PARTLY_RULE
+        assert rule.kind in V.PARTLY_RULE
         assert isinstance(rule.describe(), str) and rule.describe()

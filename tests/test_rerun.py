@@ -25,6 +25,7 @@ import pytest
 
 from ldp import rerun as R
 
+from builds import require
 from test_notebooks import runner  # scripts/run_notebooks.py, loaded once (tests/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -363,8 +364,8 @@ def test_documented_command_runs(path, tmp_path):
 
     quick = ROOT / "_generated" / "cache" / "quick"
     pairs = [(f, quick / "figures" / f.name) for f in svgs if (quick / "figures" / f.name).is_file()]
-    if not pairs or not (quick / "notebooks" / path.name).is_file():
-        pytest.skip("no quick build to compare the results with (make book QUICK=1)")
+    require(quick / "notebooks" / path.name, "the quick build to compare the rerun with")
+    assert pairs, f"{path.stem}: the quick build has none of the rerun's figures"
     changed = [f.name for f, q in pairs if f.read_bytes() != q.read_bytes()]
     if path.stem in ANALYTIC_FIGURES:  # no figure can change: the simulated numbers must
         assert not changed, f"{path.stem}: a figure changed; remove it from ANALYTIC_FIGURES"

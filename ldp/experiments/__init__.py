@@ -25,8 +25,14 @@ Modules
 :mod:`~ldp.experiments.grid` (:class:`Grid`, points, seeds),
 :mod:`~ldp.experiments.worker` (what a worker loads and runs),
 :mod:`~ldp.experiments.run` (:func:`run_grid`, backends, progress, single rows),
-:mod:`~ldp.experiments.cache` (the results cache) and
-:mod:`~ldp.experiments.summary` (:func:`summarize`, :func:`identification_rates`).
+:mod:`~ldp.experiments.cache` (the results cache),
+:mod:`~ldp.experiments.summary` (:func:`summarize`, :func:`identification_rates`, the
+section 5 and 6 tables), and the chapters' own simulations and timings:
+:mod:`~ldp.experiments.oracle_checks` (the oracles against their formulas),
+:mod:`~ldp.experiments.configurations` (what each protocol chooses; demonstration runs),
+:mod:`~ldp.experiments.engine_checks` (the count-level engine against the protocol engine),
+:mod:`~ldp.experiments.anomalies` (Figures 5 and 6's anomalies on the exact counts) and
+:mod:`~ldp.experiments.costs` (bits, server time and memory of each protocol).
 
 Design
 ------

@@ -1,4 +1,4 @@
-"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH; HR and CMS (issue 14); FLH (issue 23).
+"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH; HR and CMS (the oracles of TreeHist and SFP); FLH.
 
 Every oracle has the same interface:
 

@@ -570,7 +570,8 @@ class FrequencyOracle(ABC, Generic[R]):
         return n * q * (1 - q) / (p - q) ** 2
 
 
-def _exp(epsilon: float) -> float:
+def exp_epsilon(epsilon: float) -> float:
+    """``e**epsilon``, refusing an ``epsilon`` whose exponential is not a finite number."""
     e = math.exp(epsilon)
     if not math.isfinite(e):
         raise ValueError(f"epsilon must be a finite real number > 0 with finite e**epsilon, got {epsilon!r}")

@@ -55,7 +55,7 @@ import numpy as np
 
 from ..randomness import Coins
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import SEED_FIELD, _exp, bits_field, report_array
+from .base import SEED_FIELD, bits_field, exp_epsilon, report_array
 from .hashed import HashedOracle, SeededReports
 from .hashed_kernels import MODE_CMS, hashed_support
 
@@ -120,7 +120,7 @@ class CMS(HashedOracle[CMSReports]):
         self.m = self._check_m(m)
         self.width = check_int(width, "width", 2, 2**16)
         self.cells = self.width
-        e_half = math.sqrt(_exp(self.epsilon))
+        e_half = math.sqrt(exp_epsilon(self.epsilon))
         self.flip = 1.0 / (e_half + 1.0)
         self.p = 1.0 - self.flip
         w = self.width

@@ -73,7 +73,7 @@ import numpy as np
 
 from ..randomness import Coins
 from ..validation import check_epsilon, check_int
-from .base import _exp, uint_dtype
+from .base import exp_epsilon, uint_dtype
 from .hashed import HashedOracle, SymbolReports
 from .hashed_kernels import MODE_HR, hashed_support
 
@@ -94,7 +94,7 @@ def default_blocks(epsilon: float) -> int:
     Their rule is ``2^floor(log2 min(e^eps, 2k))`` for an alphabet of ``k``
     symbols; the hashed alphabet here is large, so ``e^eps`` decides.
     """
-    e = _exp(check_epsilon(epsilon))
+    e = exp_epsilon(check_epsilon(epsilon))
     return 1 << max(0, int(math.floor(math.log2(e) + 1e-12)))
 
 
@@ -212,7 +212,7 @@ class HR(HashedOracle[HRReports]):
         self.blocks, self.block_size = B, b
         self.cells = B * (b - 1)
         self.K = B * b
-        e = _exp(self.epsilon)
+        e = exp_epsilon(self.epsilon)
         half = b / 2
         self.normalizer = half * e + self.K - half
         self.p = half * e / self.normalizer
@@ -250,7 +250,7 @@ class HR(HashedOracle[HRReports]):
         h = check_int(cell, "cell", lo=0, hi=self.cells - 1)
         if self.K > 2**20:
             raise ValueError(f"output_pmf needs blocks * block_size <= 2**20, got {self.K}")
-        e = _exp(self.epsilon)
+        e = exp_epsilon(self.epsilon)
         inside = self.in_set(np.full(self.K, h, dtype=np.uint64), np.arange(self.K, dtype=np.uint64))
         return np.where(inside, e, 1.0) / self.normalizer
 

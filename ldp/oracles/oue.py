@@ -8,7 +8,7 @@ import numpy as np
 
 from ..randomness import Coins
 from ..validation import EXP_MAX_EPSILON, check_epsilon, check_int
-from .base import FrequencyOracle, Reports, _exp, bits_field, check_indices, report_array
+from .base import FrequencyOracle, Reports, bits_field, check_indices, exp_epsilon, report_array
 
 __all__ = ["OUE", "OUEReports"]
 
@@ -76,7 +76,7 @@ class OUE(FrequencyOracle[OUEReports]):
     def __init__(self, epsilon: float, domain_size: int):
         self.epsilon = check_epsilon(epsilon, hi=EXP_MAX_EPSILON, why="e**epsilon must be a finite double")
         self.domain_size = check_int(domain_size, "domain_size", lo=2, hi=MAX_DOMAIN)
-        e = _exp(self.epsilon)
+        e = exp_epsilon(self.epsilon)
         self.p = 0.5  # Wang et al. 2017, OUE: p = 1/2
         self.q = 1.0 / (e + 1.0)  # Wang et al. 2017, OUE: q = 1/(e^eps + 1)
 

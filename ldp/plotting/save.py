@@ -1,7 +1,7 @@
 """Saving a figure: one way, SVG + PDF + the plotted data, atomically.
 
-Each paper figure is drawn by one function in a notebook (or here) and saved
-with :func:`save_figure`; the files under ``_generated/figures`` are the
+Each figure is drawn by the ``draw`` function of its module in :mod:`ldp.figures`
+and saved with :func:`save_figure`; the files under ``_generated/figures`` are the
 artefacts the book includes with a numbered ``{figure}`` directive.  Next to
 ``NAME.svg`` and ``NAME.pdf``, :func:`save_figure` writes ``NAME.csv``: the
 tidy table of exactly what the figure plots (see :func:`write_figure_data`),
@@ -12,14 +12,12 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
-import matplotlib
+import matplotlib.pyplot as plt
 import pandas as pd
 
-matplotlib.use("Agg")  # headless: notebooks run under papermill, tests in CI
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..paths import SHOW_FIGURES_ENV, atomic_path, figures_dir  # noqa: E402
+from ..paths import SHOW_FIGURES_ENV, atomic_path, figures_dir
 
 # fontTools warns "'created' timestamp seems very low" when matplotlib subsets
 # fonts for a PDF without a creation date; it is harmless noise in notebooks.
@@ -28,6 +26,9 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 # metadata that leaves the build time out of a saved file (the key differs by format;
 # a PDF saved with {"Date": None} still carried its CreationDate)
 _NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
+
+#: the settings that make a saved file the same for the same figure (fonts as text, fixed SVG ids)
+_REPRODUCIBLE: dict[Any, Any] = {"svg.fonttype": "none", "pdf.fonttype": 42, "svg.hashsalt": "ldp"}
 
 __all__ = ["save_figure", "figure_data", "write_figure_data"]
 
@@ -161,7 +162,7 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
     out = {"csv": write_figure_data(frame, folder / f"{name}.csv", name=name)}
     for fmt in formats:
         target = folder / f"{name}.{fmt}"
-        with atomic_path(target) as tmp:
+        with atomic_path(target) as tmp, plt.rc_context(_REPRODUCIBLE):
             fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=_NO_DATE.get(fmt))
         out[fmt] = target
     if os.environ.get(SHOW_FIGURES_ENV):

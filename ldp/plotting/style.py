@@ -1,46 +1,51 @@
-"""One look for every figure of the book: colours, markers, fonts, widths, error bars.
+"""One look for every figure of the book: colours, markers, fonts and widths, and seaborn drawing them.
 
-The rules (issue 15, "figures for the page"):
+The rules:
 
 - **one colour and marker per method across the whole book** (:data:`METHOD_STYLE`:
-  the heavy-hitter protocols and the frequency oracles), and a separate
-  palette for data sets (:data:`DATASET_STYLE`: greys with their own line
-  styles) and for parameter series such as Zipf exponents or η
-  (:func:`series_colors`: a sequential orange-brown ramp no method uses);
+  the heavy-hitter protocols and the frequency oracles), and a sequential ramp
+  no method uses for parameter series such as Zipf exponents or η (:func:`series_colors`);
 - **fonts of at least 9 pt at the width the book shows a figure**: figures are
   drawn at their display size (:data:`FULL_WIDTH` inches for a full-width
-  figure, :data:`HALF_WIDTH` for one beside text) with :func:`use_style`'s
-  9 pt text, so nothing is scaled down on the page;
-- **legends outside the data** (:func:`legend_outside`);
-- **error bars that respect the quantity's range** (:func:`errorbar_lines`
-  with ``bounds=``): a bar of mean ± SD is cut at the bounds of the quantity
-  (F1 and NCR in [0, 1], a variance above 0 on a log axis), so it is
-  asymmetric where it meets them; the caption says SD or SE and over how many
-  runs.
+  figure) with :data:`THEME`'s 9 pt text, so nothing is scaled down on the page;
+- **legends outside the data** (:func:`legend_above`);
+- **error bars that respect the quantity's range** (:func:`interval`): a bar of
+  mean ± SD is cut at the bounds of the quantity (F1 and NCR in [0, 1]).
+
+A figure is a seaborn plot (:mod:`seaborn.objects`) of its tidy frame, drawn by
+:func:`render`.  Importing this module leaves matplotlib's backend alone: the
+notebook runner and the tests choose it (``MPLBACKEND``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn.objects as so
 
-matplotlib.use("Agg")  # headless: notebooks run under papermill, tests in CI
-import matplotlib.pyplot as plt  # noqa: E402
-
-__all__ = ["METHOD_STYLE", "DATASET_STYLE", "FULL_WIDTH", "HALF_WIDTH", "FONT_SIZE", "use_style",
-           "method_style", "series_colors", "legend_outside", "errorbar_lines", "bar_bounds"]
+__all__ = ["METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales", "series_colors",
+           "count_label", "interval", "render", "legend_above"]
 
 #: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
 #: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
 #: saved margin of a tight bounding box stays below it, so 9 pt stays at least 9 pt on the page
 FULL_WIDTH = 6.6
-#: width of a figure shown at half the text column
-HALF_WIDTH = 3.3
 #: the smallest font size (points) on any figure, at its display width
 FONT_SIZE = 9
+
+#: the book's matplotlib settings (:func:`render` draws with them)
+THEME: dict[Any, Any] = {
+    "figure.dpi": 110, "figure.figsize": (FULL_WIDTH, 0.42 * FULL_WIDTH), "savefig.bbox": "tight",
+    "font.size": FONT_SIZE, "axes.titlesize": FONT_SIZE + 1, "axes.labelsize": FONT_SIZE,
+    "xtick.labelsize": FONT_SIZE, "ytick.labelsize": FONT_SIZE, "legend.fontsize": FONT_SIZE,
+    "legend.title_fontsize": FONT_SIZE, "axes.grid": True, "grid.alpha": 0.3, "grid.color": "#b0b0b0",
+    "axes.facecolor": "white", "axes.edgecolor": "black", "lines.markersize": 4.5, "errorbar.capsize": 2,
+    "svg.fonttype": "none", "pdf.fonttype": 42, "svg.hashsalt": "ldp",  # reproducible SVG ids
+}
 
 #: colour and marker per method, shared by every figure of the book
 METHOD_STYLE: dict[str, dict[str, str]] = {
@@ -58,39 +63,8 @@ METHOD_STYLE: dict[str, dict[str, str]] = {
     "CMS": {"color": "#bcbd22", "marker": "X"},
 }
 
-#: colour, line style and (hollow) marker per data set: greys, never a method's colour
-DATASET_STYLE: dict[str, dict[str, str]] = {
-    "URL": {"color": "#000000", "linestyle": "-", "marker": "o", "markerfacecolor": "none"},
-    "AOL": {"color": "#555555", "linestyle": "--", "marker": "s", "markerfacecolor": "none"},
-    "Synthetic": {"color": "#999999", "linestyle": ":", "marker": "^", "markerfacecolor": "none"},
-}
-
-
-def use_style() -> None:
-    """Set the book's matplotlib style: 9 pt text, light grid, vector-friendly, reproducible SVG ids."""
-    plt.rcParams.update({
-        "figure.dpi": 110,
-        "figure.figsize": (FULL_WIDTH, 0.42 * FULL_WIDTH),
-        "savefig.bbox": "tight",
-        "font.size": FONT_SIZE,
-        "axes.titlesize": FONT_SIZE + 1,
-        "axes.labelsize": FONT_SIZE,
-        "xtick.labelsize": FONT_SIZE,
-        "ytick.labelsize": FONT_SIZE,
-        "legend.fontsize": FONT_SIZE,
-        "legend.title_fontsize": FONT_SIZE,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-        "lines.markersize": 4.5,
-        "errorbar.capsize": 2,
-        "svg.fonttype": "none",
-        "pdf.fonttype": 42,
-        "svg.hashsalt": "ldp",  # reproducible SVG ids
-    })
-
-
 def method_style(name: str) -> dict[str, str]:
-    """The style of a method by name; a variant ``"PEM-GRR"`` or ``"PEM (HR)"`` takes its family's (``"PEM"``).
+    """The style of a method by name; a variant (``"PEM (HR)"``, ``"MCM, budget split"``) takes its family's.
 
     Raises
     ------
@@ -98,12 +72,26 @@ def method_style(name: str) -> dict[str, str]:
         If neither the name nor its family has a style (add it to :data:`METHOD_STYLE`).
     """
     key = str(name)
-    if key in METHOD_STYLE:
-        return dict(METHOD_STYLE[key])
-    family = key.replace("(", " ").replace("-", " ").split()[0] if key.strip() else key
-    if family in METHOD_STYLE:
-        return dict(METHOD_STYLE[family])
+    family = key.replace("(", " ").replace("-", " ").replace(",", " ").split()[0] if key.strip() else key
+    for k in (key, family):
+        if k in METHOD_STYLE:
+            return dict(METHOD_STYLE[k])
     raise KeyError(f"no style for method {name!r}; known methods: {sorted(METHOD_STYLE)}")
+
+
+def method_scales(names: Sequence[str], *, dashed: Sequence[str] = ()) -> dict[str, so.Nominal]:
+    """seaborn scales giving each method (in legend order ``names``) its colour and marker.
+
+    The methods in ``dashed`` (variants such as ``"TreeHist (8 bits)"``) are drawn
+    with dashed lines and open markers in their family's colour.
+    """
+    names = list(dict.fromkeys(names))
+    style = {n: method_style(n) for n in names}
+    return {"color": so.Nominal({n: s["color"] for n, s in style.items()}, order=names),
+            "marker": so.Nominal({n: s["marker"] for n, s in style.items()}, order=names),
+            "linestyle": so.Nominal({n: "--" if n in dashed else "-" for n in names}, order=names),
+            "fillcolor": so.Nominal({n: "white" if n in dashed else s["color"] for n, s in style.items()},
+                                    order=names)}
 
 
 def series_colors(n: int) -> list[tuple[float, float, float, float]]:
@@ -118,81 +106,86 @@ def series_colors(n: int) -> list[tuple[float, float, float, float]]:
     return [cmap(x) for x in np.linspace(0.4, 0.95, n)]
 
 
-def legend_outside(fig, axes=None, *, ncol: int | None = None, title: str | None = None):
-    """One legend for ``fig``, centred above its axes and outside every panel's data.
+def count_label(v: float) -> str:
+    """A number of users as a short tick label: 20k, 100k, 1M, 3M.
 
-    Handles and labels are collected from ``axes`` (default all axes of
-    ``fig``), each label once, in the order first seen.
+    No powers of ten: a superscript would be below 9 pt.
     """
-    axes = list(fig.axes if axes is None else np.ravel(axes))
+    return f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1e3:g}k" if v >= 1e3 else f"{v:g}"
+
+
+def interval(frame: pd.DataFrame, y: str, err: str, bounds: tuple[float | None, float | None] = (0.0, 1.0),
+             *, scale: float = 1.0) -> pd.DataFrame:
+    """``frame`` with ``lo`` and ``hi``: ``y ± scale * err`` cut at ``bounds`` (a missing ``err`` gives no bar).
+
+    ``bounds = (0, 1)`` for a share such as F1; ``(floor, None)`` for a positive
+    quantity on a log axis.  Where the bar would cross a bound it stops there (an
+    asymmetric bar); the caption says SD or SE and over how many runs.
+    """
+    half = scale * frame[err].astype(float)
+    return frame.assign(lo=(frame[y] - half).clip(lower=bounds[0], upper=None),
+                        hi=(frame[y] + half).clip(lower=None, upper=bounds[1]))
+
+
+def legend_above(fig, *, ncol: int | None = None, title: str | None = None, extra: Mapping | None = None):
+    """One legend for ``fig``, centred above its axes, outside every panel (each label once).
+
+    ``extra`` adds entries (label -> a proxy artist, e.g. ``Line2D([], [], marker="o", ls="none")``) for
+    layers seaborn leaves out of the legend (a layer's ``label`` when other variables are mapped).
+    """
     seen: dict[str, object] = {}
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(lab, h)
+    for leg in list(fig.legends):
+        for handle, text in zip(leg.legend_handles, leg.get_texts()):
+            if text.get_text():
+                seen.setdefault(text.get_text(), handle)
+        fig.legends.remove(leg)
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    seen.update(extra or {})
     if not seen:
         return None
-    ncol = ncol or min(len(seen), 6)
-    return fig.legend(list(seen.values()), list(seen), loc="lower center", bbox_to_anchor=(0.5, 1.0),
-                      ncol=ncol, frameon=False, title=title)
+    return fig.legend(list(seen.values()), list(seen), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
+                      ncol=ncol or min(len(seen), 6), title=title, columnspacing=1.2,
+                      handlelength=1.6)
 
 
-def bar_bounds(y, err, bounds: tuple[float | None, float | None] = (None, None)) -> np.ndarray:
-    """Lower and upper half-widths of ``y ± err`` cut at ``bounds`` (shape ``(2, len(y))``).
-
-    ``bounds = (0, 1)`` for a share such as F1; ``(tiny, None)`` for a positive
-    quantity on a log axis.  A bar never crosses a bound; where it would, the
-    side that meets it is shortened (an asymmetric bar).
-    """
-    y = np.asarray(y, dtype=float)
-    err = np.asarray(err, dtype=float)
-    lo, hi = bounds
-    down = err.copy()
-    up = err.copy()
-    if lo is not None:
-        down = np.minimum(down, np.maximum(y - lo, 0.0))
-    if hi is not None:
-        up = np.minimum(up, np.maximum(hi - y, 0.0))
-    return np.vstack([down, up])
-
-
-def errorbar_lines(ax, summary: pd.DataFrame, *, x: str, y: str, err: str | None = "std", hue: str = "method",
-                   styles: Mapping[str, Mapping[str, Any]] | None = None, label_fmt: str = "{}",
-                   bounds: tuple[float | None, float | None] = (None, None), **kw) -> pd.DataFrame:
-    """Plot mean ± error per ``hue`` group from a tidy summary frame.
+def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend: str | None = "above",
+           ncol: int | None = None, extra: Mapping | None = None):
+    """Draw seaborn plots at their display size with :data:`THEME`; returns the matplotlib figure.
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-    summary : pandas.DataFrame
-        One row per (group, x).
-    x, y, err : str
-        Columns of the x value, the mean and the error half-width (``None``: no bars).
-    hue : str
-        The grouping column; each group's style comes from ``styles`` (default
-        :func:`method_style` of the group's name).
-    bounds : (float or None, float or None)
-        The quantity's range; bars are cut there (:func:`bar_bounds`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of ``summary`` it plotted, in plotting order (by group, then
-        ``x``): the basis of the figure's data table for
-        :func:`ldp.plotting.save_figure`.
+    plots : seaborn.objects.Plot or sequence
+        The figure's declarative spec on its tidy frame (precomputed means and intervals): one
+        plot whose facets fill the figure, or one item per panel of ``grid``: a
+        :class:`seaborn.objects.Plot`, or a function of the panel's axes that draws with one of
+        seaborn's axes-level functions (``sns.heatmap(..., ax=ax)``).
+    height, width : float
+        The display size in inches (default full width).
+    grid : (int, int) or list of lists of str, optional
+        The panels of a sequence: rows and columns (default one row), or a mosaic
+        (``[["a", "b"], ["c", "c"]]``, panels in the order of their first appearance).
+    legend : {"above", None}
+        ``"above"``: one legend centred above the panels (:func:`legend_above`); ``None``: as drawn.
+    ncol, extra
+        Legend columns and entries (:func:`legend_above`).
     """
-    plotted = []
-    for key, grp in summary.groupby(hue, sort=False):
-        grp = grp.sort_values(x)
-        st = dict(styles[str(key)]) if styles is not None and str(key) in styles else _style_or_empty(key)
-        st.update(kw)
-        yerr = None if err is None else bar_bounds(grp[y], grp[err], bounds)
-        ax.errorbar(grp[x], grp[y], yerr=yerr, label=label_fmt.format(key), **st)
-        plotted.append(grp)
-    return pd.concat(plotted) if plotted else summary.iloc[:0]
-
-
-def _style_or_empty(key) -> dict[str, str]:
-    try:
-        return method_style(str(key))
-    except KeyError:
-        return {}
+    with plt.rc_context(THEME), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The copy keyword is deprecated")  # seaborn 0.13 with pandas 3
+        fig = plt.figure(figsize=(width, height), layout="constrained")
+        targets: list[Any]
+        if isinstance(plots, so.Plot):
+            plots, targets = [plots], [fig]
+        elif isinstance(grid, list):
+            targets = list(fig.subplot_mosaic(grid).values())
+        else:
+            targets = list(fig.subplots(*(grid or (1, len(plots))), squeeze=False).ravel())
+        for plot, target in zip(plots, targets):
+            if isinstance(plot, so.Plot):
+                plot.theme(THEME).on(target).plot()
+            else:
+                plot(target)
+    if legend == "above":
+        legend_above(fig, ncol=ncol, extra=extra)
+    return fig

@@ -1,5 +1,5 @@
 """Heavy-hitter protocols: PEM (section 4.1), SPM (3.2), MCM (3.3), the strawman (3.1);
-TreeHist and SFP, the protocols that came after PEM (issue 14).
+TreeHist and SFP, the protocols that came after PEM (chapter 08 compares them).
 
 Every protocol is a real client/server protocol:
 

@@ -237,7 +237,7 @@ class Aggregator:
         return open_store(self._store)
 
     def reports(self) -> ProtocolReports:
-        """Every accepted report, merged by user index: what :meth:`~ldp.protocols.HeavyHitterProtocol.aggregate` takes.
+        """Every accepted report, merged by user index: what :meth:`ldp.protocols.HeavyHitterProtocol.aggregate` takes.
 
         Raises
         ------

@@ -1,48 +1,32 @@
 """The files the claims become: the book's generated pages, the evidence data, a rerun's claims table.
 
-A book build (``make book``, ``make pdf``; :func:`ldp.rerun.build.stage` calls
-:func:`write_book_report` once the notebooks ran) evaluates every claim
-against the build's :class:`~ldp.reporting.results.ResultStore` and writes,
-atomically, into ``_generated/report/``:
-
-``report.md``
-    The report (:func:`~ldp.reporting.report.render_report`), included by
-    ``book/reproduction.md``.
-``scorecard.md``
-    The scorecard (:func:`~ldp.reporting.report.render_scorecard`), included at
-    the top of ``book/intro.md``.
-``claims.json``
-    Every row (:func:`claims_json`), read by the Sphinx extension
-    ``book/_ext/ldp_evidence.py``, which puts an evidence box under each of the
-    paper's figures.
-``claims.csv``
-    The tidy table (:func:`~ldp.reporting.report.evaluate`).
-``evidence/<figure>.md``
-    The evidence boxes as MyST Markdown (for reading, or for a page that
-    includes one).
-
-A rerun (``python -m ldp rerun``; :func:`ldp.rerun.run.rerun` calls
-:func:`write_rerun_report`) gets ``claims.csv`` and ``claims.md`` in its
-folder, with only the claims its chapter measures, and those whose setting
-the new parameters leave out marked "not covered by this run's parameters".
+A book build (:func:`ldp.rerun.build.stage` calls :func:`write_book_report` once the
+notebooks ran) evaluates every claim against the build's
+:class:`~ldp.reporting.results.ResultStore` and writes, atomically, into
+``_generated/report/``: ``report.md`` (included by ``book/reproduction.md``),
+``scorecard.md`` (at the top of ``book/intro.md``), ``claims.json`` (every row,
+:func:`claims_json`, which the Sphinx extension ``book/_ext/ldp_evidence.py`` turns
+into an evidence box under each of the paper's figures), ``claims.csv`` (the tidy
+table of :func:`~ldp.reporting.report.evaluate`) and ``evidence/<figure>.md``.
+A rerun (:func:`ldp.rerun.run.rerun` calls :func:`write_rerun_report`) gets
+``claims.csv`` and ``claims.md`` in its folder, with only the claims its chapter
+measures, those its parameters leave out marked "not covered by this run's parameters".
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from ..paths import atomic_path, generated_dir
-from .claims import FIGURE_TITLES, display_quote
+from .claims import Registry, display_quote
 from .report import caret_math, evaluate, group_label, render_evidence, render_report, render_scorecard, verdict_counts
 from .results import MODES, ResultStore
 
-__all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report",
-           "main"]
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "claims_json", "write_outputs", "write_book_report", "write_rerun_report"]
 
 #: the folder under ``_generated/`` the book's generated report pages go to
 REPORT_DIR = "report"
@@ -87,7 +71,7 @@ def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
         row["label"] = group_label(r)
         rows.append(row)
     return {"mode": mode, "counts": verdict_counts(table),
-            "figures": {f: FIGURE_TITLES.get(f, f) for f in sorted({r["figure"] for r in rows if r["figure"]})},
+            "figures": {f: t or f for f, t in sorted(zip(table["figure"], table["figure_title"])) if f},
             "rows": rows}
 
 
@@ -97,7 +81,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode: str | None = None,
+def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | None = None, *, mode: str | None = None,
                   chapters: Iterable[str] | None = None) -> dict[str, Path]:
     """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
 
@@ -109,6 +93,8 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     ----------
     store : ResultStore
         The results of a build mode or a rerun.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
     folder : path-like, optional
         Where to write.
     mode : {"full", "quick", "rerun"}, optional
@@ -123,7 +109,7 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     """
     mode = store.mode if mode is None else mode
     folder = Path(folder) if folder is not None else store.root / REPORT_DIR
-    table = evaluate(store, chapters=chapters)
+    table = evaluate(store, registry, chapters=chapters)
     out = {}
     with atomic_path(folder / "claims.csv") as tmp:
         table.to_csv(tmp, index=False)
@@ -131,19 +117,21 @@ def write_outputs(store: ResultStore, folder: str | Path | None = None, *, mode:
     out[CLAIMS_JSON] = _write(folder / CLAIMS_JSON,
                               json.dumps(claims_json(table, mode), indent=1, ensure_ascii=False) + "\n")
     out["report.md"] = _write(folder / "report.md", render_report(table, mode))
-    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode))
+    out["scorecard.md"] = _write(folder / "scorecard.md", render_scorecard(table, mode, registry))
     for fig in sorted(f for f in table["figure"].unique() if f):
         out[f"evidence/{fig}.md"] = _write(folder / "evidence" / f"{fig}.md", render_evidence(table, fig, mode))
     return out
 
 
-def write_book_report(mode: str, generated: str | Path | None = None) -> dict[str, Path]:
+def write_book_report(mode: str, registry: Registry, generated: str | Path | None = None) -> dict[str, Path]:
     """The claims of a book build, for the book: ``<generated>/report/`` (see the module's docstring).
 
     Parameters
     ----------
     mode : {"full", "quick"}
         The build's mode; its store is ``<generated>/cache/<mode>``.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
     generated : path-like, optional
         Default :func:`ldp.paths.generated_dir`.
 
@@ -155,10 +143,10 @@ def write_book_report(mode: str, generated: str | Path | None = None) -> dict[st
     if mode not in MODES:
         raise ValueError(f"mode={mode!r} must be one of {MODES}")
     base = Path(generated) if generated is not None else generated_dir()
-    return write_outputs(ResultStore.for_build(mode, base), base / REPORT_DIR, mode=mode)
+    return write_outputs(ResultStore.for_build(mode, base), registry, base / REPORT_DIR, mode=mode)
 
 
-def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
+def write_rerun_report(folder: str | Path, chapter: str, registry: Registry) -> dict[str, Path]:
     """The claims table of a rerun, in its folder: ``claims.csv`` and ``claims.md``.
 
     Only the claims ``chapter`` measures; the run's ``parameters.json`` (every
@@ -171,6 +159,8 @@ def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
         ``figures/`` and ``parameters.json``.
     chapter : str
         The chapter that ran, e.g. ``"06_evaluation"``.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
 
     Returns
     -------
@@ -181,38 +171,8 @@ def write_rerun_report(folder: str | Path, chapter: str) -> dict[str, Path]:
     params = store.root / "parameters.json"
     if params.is_file() and store.parameters(chapter) is None:  # a --out folder not named CHAPTER-HASH
         store.save_parameters(chapter, json.loads(params.read_text(encoding="utf-8")))
-    table = evaluate(store, chapters=[chapter])
+    table = evaluate(store, registry, chapters=[chapter])
     with atomic_path(store.root / "claims.csv") as tmp:
         table.to_csv(tmp, index=False)
     page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
     return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp.reporting``: evaluate the claims against a build's or a rerun's results."""
-    ap = argparse.ArgumentParser(prog="python -m ldp.reporting", description=(
-        "Evaluate every claim of the paper against saved results and write claims.csv, claims.json, report.md, "
-        "scorecard.md and evidence/<figure>.md (MyST Markdown for the book)."))
-    ap.add_argument("--mode", choices=MODES, default=None,
-                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
-    ap.add_argument("--book", action="store_true",
-                    help="write the book's pages, _generated/report/ (what make book does after the notebooks)")
-    ap.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
-    ap.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
-    args = ap.parse_args(argv)
-    if args.rerun:
-        store = ResultStore.for_rerun(args.rerun)
-        chapters = [store.root.name.rsplit("-", 1)[0]]
-    else:
-        mode = args.mode
-        if mode is None:
-            marker = generated_dir() / "MODE"
-            mode = marker.read_text().strip() if marker.is_file() else "full"
-        store, chapters = ResultStore.for_build(mode), None
-    out = generated_dir() / REPORT_DIR if args.book and not args.rerun and args.out is None else args.out
-    paths = write_outputs(store, out, chapters=chapters)
-    table = pd.read_csv(paths["claims.csv"])
-    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
-    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
-    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
-    return 0

@@ -1,44 +1,27 @@
 """Evaluate every claim against a result store and render the report, the scorecard and evidence boxes.
 
-:func:`evaluate` turns the registry (:data:`ldp.reporting.claims.CLAIMS`) and a
-:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per
-claim: id, section, figure, quote, what was measured, the rule, the verdict
-and its one-line explanation, the stand-in and interpretation flags and the
-link target.  A claim is "not testable here" when its inputs are missing
-(e.g. the AOL data was absent), when the run's parameters leave out its
-setting (then ``covered`` is ``False`` and ``coverage`` says "not covered by
-this run's parameters: ..."), or when a stand-in cannot decide it.
-
-Three renderings (MyST Markdown for Jupyter Book), each taking the build mode:
-:func:`render_report` (the report page, grouped by the paper's sections,
-rules and tolerances stated at the top), :func:`render_scorecard` (counts per
-verdict, the three largest differences, stand-ins, engines, a link to the
-report) and :func:`render_evidence` (a box under a figure: what the paper
-says, what we measure, the verdict, a link to the report's rows).  In a quick
-build every output starts with a banner saying its verdicts use small samples
-and are not the reproduction's.
+:func:`evaluate` turns a registry of claims (:data:`ldp.figures.REGISTRY`) and a
+:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per claim
+(:data:`COLUMNS`), each decided by :func:`evaluate_claim`.  A claim is "not
+testable here" when its inputs are missing (e.g. the AOL data was absent), when
+the run's parameters leave out its setting (``covered`` is then ``False``), or
+when a stand-in cannot decide it.  Three MyST renderings, each taking the build
+mode (a quick build's open with a banner: small samples, not the reproduction's
+verdicts): :func:`render_report` (the report page, by the paper's sections, the
+rules and tolerances first), :func:`render_scorecard` (counts per verdict, the
+largest differences, stand-ins, engines) and :func:`render_evidence` (a box under a figure).
 """
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from . import rules as R
-from .claims import (
-    CLAIMS,
-    FIGURE_ENGINES,
-    FIGURE_TITLES,
-    STAND_INS,
-    Claim,
-    Measurement,
-    MissingInput,
-    NotCovered,
-    display_quote,
-)
+from . import verdicts as V
+from .claims import STAND_INS, Claim, Measurement, MissingInput, NotCovered, Registry, display_quote
 from .results import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "render_report", "render_scorecard", "render_evidence",
@@ -56,7 +39,7 @@ INTERPRETATION_DOC = "/book/interpretation.md"
 #: the columns of :func:`evaluate`'s table
 COLUMNS = ["id", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind", "verdict",
            "explanation", "note", "stand_in", "stand_in_decides", "interpretation", "chapter", "figure", "link",
-           "covered", "coverage", "excess", "ours"]
+           "covered", "coverage", "excess", "ours", "figure_title"]
 
 _SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
 #: the report's groups: the paper's sections, then section 7 and our claims about what came after PEM
@@ -68,7 +51,6 @@ SECTIONS = {
     "6": "Section 6: evaluation",
     "7": "Section 7 and after: PEM against TreeHist and SFP (rows marked ours are not the paper's)",
 }
-_SECTIONS = SECTIONS
 
 
 # --------------------------------------------------------------------------- #
@@ -118,13 +100,13 @@ def _excess(kind: str, numbers: dict) -> float:
             if tol > 0:
                 return float(numbers["max_abs_diff"]) / tol
             # an exact comparison (a count, a layout): a mismatch counts as just beyond its threshold
-            return 0.0 if numbers["max_abs_diff"] <= R.EXACT_TOL else 1.0
+            return 0.0 if numbers["max_abs_diff"] <= V.EXACT_TOL else 1.0
         if kind == "ordering":
-            return max(0.0, -float(numbers["worst_z"])) / R.Z_TOL
+            return max(0.0, -float(numbers["worst_z"])) / V.Z_TOL
         if kind == "monotone":
-            return abs(float(numbers["worst_z"])) / R.Z_TOL
+            return abs(float(numbers["worst_z"])) / V.Z_TOL
         if kind == "argmax":
-            return float(numbers["largest_gap_z"]) / R.Z_TOL
+            return float(numbers["largest_gap_z"]) / V.Z_TOL
     except (KeyError, TypeError, ValueError):
         pass
     return float("nan")
@@ -137,11 +119,17 @@ def _link(claim: Claim) -> str:
     return f"{{doc}}`/_generated/notebooks/{claim.chapter}`"
 
 
-def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
-    """One row of :func:`evaluate` for ``claim``."""
-    row = {"id": claim.id, "section": claim.section, "ref": claim.ref, "quote": claim.quote, "paper": claim.paper,
+def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict:
+    """One row of :func:`evaluate` for ``claim``, and ``numbers``: the numbers its rule decided on (or ``{}``).
+
+    This is the one place a verdict is computed: the report, a rerun's claims table and a
+    chapter's sentences about a claim (:func:`ldp.book.claim_values`) all read this row.
+    ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`).
+    """
+    row = {"numbers": {}, "figure_title": title, "id": claim.id, "section": claim.section, "ref": claim.ref,
+           "quote": claim.quote, "paper": claim.paper,
            "tested": claim.tested, "measured": "", "rule": claim.rule.describe(), "rule_kind": claim.rule.kind,
-           "verdict": R.NOT_TESTABLE, "explanation": "", "note": claim.note,
+           "verdict": V.NOT_TESTABLE, "explanation": "", "note": claim.note,
            "stand_in": ", ".join(claim.stand_in), "stand_in_decides": claim.stand_in_decides,
            "interpretation": ", ".join(claim.interpretation), "chapter": claim.chapter, "figure": claim.figure or "",
            "link": _link(claim), "covered": True, "coverage": "", "excess": float("nan"), "ours": claim.ours}
@@ -167,27 +155,27 @@ def evaluate_claim(claim: Claim, store: ResultStore) -> dict:
         return row
     except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
         raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
-                           f"its inputs: {', '.join(claim.inputs) or 'none'}") from exc
+                           f"its inputs: {', '.join(claim.inputs or ()) or 'none'}") from exc
     row |= {"measured": decision.summary + (f"; {m.note}" if m.note else ""), "verdict": decision.verdict,
-            "explanation": decision.explanation, "excess": _excess(claim.rule.kind, dict(decision.numbers))}
-    if claim.stand_in and not claim.stand_in_decides and decision.verdict != R.NOT_TESTABLE:
+            "numbers": dict(decision.numbers), "explanation": decision.explanation,
+            "excess": _excess(claim.rule.kind, dict(decision.numbers))}
+    if claim.stand_in and not claim.stand_in_decides and decision.verdict != V.NOT_TESTABLE:
         names = " and ".join(STAND_INS[s].split(":")[0] for s in claim.stand_in)
-        row |= {"verdict": R.NOT_TESTABLE,
+        row |= {"verdict": V.NOT_TESTABLE,
                 "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would give: "
                                f"{decision.verdict} ({decision.explanation})"}
     return row
 
 
-def evaluate(store: ResultStore, claims: Sequence[Claim] = CLAIMS, *,
-             chapters: Iterable[str] | None = None) -> pd.DataFrame:
+def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] | None = None) -> pd.DataFrame:
     """Every claim's verdict against ``store``: a tidy table with :data:`COLUMNS`.
 
     Parameters
     ----------
     store : ResultStore
         The results of a build mode or a rerun.
-    claims : sequence of Claim
-        Default: the whole registry.
+    registry : Registry
+        The claims (:data:`ldp.figures.REGISTRY`).
     chapters : iterable of str, optional
         Only the claims measured in these chapters (e.g. the one a rerun ran).
 
@@ -199,7 +187,8 @@ def evaluate(store: ResultStore, claims: Sequence[Claim] = CLAIMS, *,
     if not isinstance(store, ResultStore):
         raise TypeError(f"store must be a ResultStore, got {type(store).__name__}")
     wanted = None if chapters is None else set(chapters)
-    rows = [evaluate_claim(c, store) for c in claims if wanted is None or c.chapter in wanted]
+    rows = [evaluate_claim(c, store, title=registry.title(c.figure) if c.figure else "")
+            for c in registry.claims if wanted is None or c.chapter in wanted]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -250,7 +239,7 @@ def _cell(text) -> str:
 
 def _major(section: str) -> str:
     head = section.split(".")[0]
-    return head if head in _SECTIONS else "4"
+    return head if head in SECTIONS else "4"
 
 
 def group_label(row) -> str:
@@ -276,10 +265,8 @@ def _flags(row) -> str:
     return "; ".join(out)
 
 
-def _group_title(fig: str) -> str:
-    if not fig:
-        return "Text and equations"
-    return f"{FIGURE_TITLES.get(fig, fig)}: our figure `{fig}`"
+def _group_title(fig: str, title: str) -> str:
+    return f"{title or fig}: our figure `{fig}`" if fig else "Text and equations"
 
 
 def rules_section() -> str:
@@ -287,26 +274,26 @@ def rules_section() -> str:
     lines = ["## How the verdicts are decided", "",
              "Every verdict is computed from the saved figure data by one of five rules "
              "(`ldp.reporting.rules`); none is typed by hand. The verdicts are exactly: "
-             + ", ".join(f"**{v}**" for v in R.VERDICTS) + ". A claim is *not testable here* when its inputs are "
+             + ", ".join(f"**{v}**" for v in V.VERDICTS) + ". A claim is *not testable here* when its inputs are "
              "missing, when the run's parameters leave out its setting, or when it rests on a stand-in that cannot "
              "decide it.", "",
              "| Rule | When it says reproduced | When partly |", "| --- | --- | --- |"]
     text = {
         "within-se": ("every point within its standard errors: Holm's correction at family-wise level "
-                      f"{R.FAMILY_ALPHA:.2g} rejects no point (the count beyond {R.Z_TOL:g} SE is shown)"),
+                      f"{V.FAMILY_ALPHA:.2g} rejects no point (the count beyond {V.Z_TOL:g} SE is shown)"),
         "within-tolerance": "every point within the claim's tolerance of the paper's value",
         "ordering": ("the ordering holds at the required share of points (all, or "
-                     f"{R.MOST:.0%} for 'in most cases'); ties within {R.Z_TOL:g} SE count as holding; points "
+                     f"{V.MOST:.0%} for 'in most cases'); ties within {V.Z_TOL:g} SE count as holding; points "
                      "where every method scores 0, or every method 1, are left out"),
-        "monotone": (f"every series moves the claimed way: no later point beyond {R.Z_TOL:g} SE of their "
+        "monotone": (f"every series moves the claimed way: no later point beyond {V.Z_TOL:g} SE of their "
                      "difference against an earlier one"),
-        "argmax": f"in every series the value at the claimed optimum is within {R.Z_TOL:g} SE of the maximum",
+        "argmax": f"in every series the value at the claimed optimum is within {V.Z_TOL:g} SE of the maximum",
     }
     for kind in ("within-se", "within-tolerance", "ordering", "monotone", "argmax"):
-        lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(R.PARTLY_RULE[kind])} |")
+        lines.append(f"| {kind} | {_cell(text[kind])} | {_cell(V.PARTLY_RULE[kind])} |")
     lines += ["", "Tolerances (written once, in `ldp.reporting.verdicts`):", "",
               "| Constant | Value | Meaning |", "| --- | --- | --- |"]
-    for _, t in R.tolerance_table().iterrows():
+    for _, t in V.tolerance_table().iterrows():
         value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}"
         lines.append(f"| `{t['constant']}` | {value} | {_cell(t['meaning'])} |")
     return "\n".join(lines) + "\n"
@@ -330,13 +317,13 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     _check_mode(mode)
     parts = [quick_banner(mode), rules_section()]
     table = table.assign(_major=table["section"].map(_major))
-    for major, title in _SECTIONS.items():
+    for major, title in SECTIONS.items():
         sec = table[table["_major"] == major]
         if sec.empty:
             continue
         parts.append(f"## {title}\n")
         for fig, grp in sec.groupby("figure", sort=False):
-            parts.append(f"({group_label(grp.iloc[0])})=\n### {_group_title(fig)}\n")
+            parts.append(f"({group_label(grp.iloc[0])})=\n### {_group_title(fig, grp['figure_title'].iloc[0])}\n")
             lines = ["| Claim | Paper | Ours | Rule | Verdict | Flags | Measured in |",
                      "| --- | --- | --- | --- | --- | --- | --- |"]
             for _, r in grp.iterrows():
@@ -351,7 +338,7 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
 
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     """How many rows of ``table`` got each verdict (every verdict of the vocabulary, best first)."""
-    return {v: int((table["verdict"] == v).sum()) for v in R.VERDICTS}
+    return {v: int((table["verdict"] == v).sum()) for v in V.VERDICTS}
 
 
 def _is_ours(table: pd.DataFrame) -> pd.Series:
@@ -365,7 +352,7 @@ def largest_differences(table: pd.DataFrame, n: int = 3) -> pd.DataFrame:
 
     Our own claims (``ours``) are left out: they are not the paper's.
     """
-    rank = {R.NOT_REPRODUCED: 0, R.PARTLY: 1}
+    rank = {V.NOT_REPRODUCED: 0, V.PARTLY: 1}
     t = table[table["verdict"].isin(rank) & ~_is_ours(table)].copy()
     t["_rank"] = t["verdict"].map(rank)
     t["_excess"] = t["excess"].fillna(0.0)
@@ -381,13 +368,15 @@ def _engine_text(engine: str, mode: str | None) -> str:
     return re.sub(r" \(\d+ runs\)", "", engine) if mode == "quick" else engine
 
 
-def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REPORT_DOC) -> str:
+def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, *, report: str = REPORT_DOC) -> str:
     """The scorecard: verdict counts, three largest differences, stand-ins, engines, link to the report.
 
     Parameters
     ----------
     table, mode
         As for :func:`render_report` (the claims table; the build mode, "quick" adding the banner).
+    registry : Registry
+        Its ``engines``: what computed each figure.
     report : str
         The report page's document name (a ``{doc}`` target).
 
@@ -418,7 +407,7 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, *, report: str = REP
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
               "What computed each figure: " + "; ".join(
-                  f"{FIGURE_TITLES.get(f, f)} (`{f}`): {_engine_text(e, mode)}" for f, e in FIGURE_ENGINES.items()
+                  f"{registry.title(f)} (`{f}`): {_engine_text(e, mode)}" for f, e in registry.engines.items()
                   if not f.count("/")) + ".", "",
               f"Every claim, its rule and its verdict: {{doc}}`the reproduction report <{report}>`.", "```", ""]
     return "\n".join(x for x in lines if x is not None)
@@ -430,7 +419,8 @@ def render_evidence(table: pd.DataFrame, figure: str, mode: str | None) -> str:
     rows = table[table["figure"] == figure]
     if rows.empty:
         return ""
-    lines = [quick_banner(mode), f"```{{admonition}} Evidence: {FIGURE_TITLES.get(figure, figure)} of the paper",
+    title = rows["figure_title"].iloc[0] or figure
+    lines = [quick_banner(mode), f"```{{admonition}} Evidence: {title} of the paper",
              ":class: note", ""]
     for _, r in rows.iterrows():
         lines += [f"- **The paper** (§{r['section']}, {_cell(r['ref'])}): \"{_cell(display_quote(r['quote']))}\"",

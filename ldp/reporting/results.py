@@ -18,40 +18,11 @@ own: its folder ``my-runs/NAME-HASH/`` holds ``figures/``,
 from ``$LDP_FIGURE_DIR`` (the runner sets it), so a chapter writes where its
 figures go.
 
-Extra tables the chapters must save for the claims
---------------------------------------------------
-(until a chapter saves one, the claims that need it are "not testable here"):
-
-``01_frequency_oracles/oracle-examples``
-    Columns ``quantity, value``: the worked examples of section 2.2, computed
-    by the library.  Quantities: ``grr_p_eps_ln49_d65536`` (p of GRR),
-    ``grr_var_per_n_eps_ln49_d65536`` (eq. (1) divided by n),
-    ``olh_std_per_sqrt_n_e10`` (square root of eq. (3) / n at e^eps = 10),
-    ``olh_min_population_e10_f0.001`` (smallest n with 0.001 n >= 3 standard
-    deviations, unrounded), ``olh_min_population_e10_f0.001_std0.7`` (the same
-    with the standard deviation rounded to 0.7 as the paper prints it),
-    ``olh_min_population_ratio_half_f`` (that n for f = 0.0005 divided by
-    that for f = 0.001).
-``03_pem/joint-estimator``
-    Columns ``answers, r, true_count, mean_estimate, se``: the simulation of
-    the appendix's joint estimator (one row per subset of answers; ``se`` the
-    standard error of the mean estimate).
-``06_evaluation/datasets``
-    Columns ``dataset, n, n_distinct, f_16``: the size of each data set the
-    evaluation ran on (users, distinct values) and the frequency of its 16th
-    most frequent value.
-``06_evaluation/anomalies``
-    Columns ``dataset, protocol, k, quantity, value`` (long format, written by
-    :func:`ldp.experiments.summary.anomaly_table`): the measured causes of the
-    anomalies of Figures 5 and 6 on the exact counts of the grid's data sets.
-    The prefix-mass claim reads, for PEM, ``kept_part1`` (``|C_1|``) and
-    ``rank_part1_top<j>`` (the rank of the j-th value's prefix in round 1's
-    true tally; ``rank > |C_1|`` is a deterministic miss); the SPM/MCM notes
-    read ``parts`` and ``parts_missed_top1``.
-``07_evaluation_more/threshold-release``
-    Columns ``panel, protocol, epsilon, threshold, released_mean, true_count``:
-    the mean number of values each protocol of Figure 7 releases and the number
-    of values with frequency >= theta in the data.
+The extra tables the claims read are listed in :data:`EXTRA_TABLES` (until a
+chapter saves one, the claims that need it are "not testable here"); each is made
+by the ``frame`` of its module in :mod:`ldp.figures` (``oracle_examples``,
+``joint_estimator``, ``eval_datasets``, ``threshold.release_frame``) or by
+:func:`ldp.experiments.anomalies.anomaly_table`.
 """
 from __future__ import annotations
 

@@ -6,8 +6,7 @@ each a small frozen dataclass whose :meth:`decide` takes a tidy table (a
 :class:`~ldp.reporting.verdicts.Decision`: the verdict, the numbers that
 decided it and a one-line explanation.  The vocabulary (reproduced, partly
 reproduced, not reproduced, not testable here) and the tolerances are in
-:mod:`ldp.reporting.verdicts` and re-exported here, so ``rules.Z_TOL`` and
-``rules.WithinSE`` are both at hand where a claim is written.
+:mod:`ldp.reporting.verdicts`.
 """
 from __future__ import annotations
 
@@ -19,49 +18,69 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .verdicts import (
-    ALL,
-    ALMOST_FULL,
-    CLOSE_CORRELATION,
-    COUNT_TOL,
-    EQUAL_SPLIT_TOL,
-    EXACT_TOL,
-    F1_TOL,
-    FAMILY_ALPHA,
-    MOST,
-    NOT_REPRODUCED,
-    NOT_TESTABLE,
-    PARTLY,
-    PARTLY_MARGIN,
-    PARTLY_RULE,
-    PARTLY_TOL_FACTOR,
-    REPRODUCED,
-    SIMILAR_F1,
-    SIMILAR_FACTOR,
-    VERDICTS,
-    Z_TOL,
-    Decision,
-    _check_columns,
-    _check_share,
-    _check_t,
-    _fmt,
-    _share_verdict,
-    _share_words,
-    _z,
-    holm_reject,
-    not_testable,
-    printed_tolerance,
-    tolerance_table,
-)
+from . import verdicts as V
+from .verdicts import Decision, not_testable
 
-__all__ = [
-    "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
-    "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
-    "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "COUNT_TOL", "EQUAL_SPLIT_TOL",
-    "PARTLY_RULE",
-    "Decision", "Rule", "WithinSE", "WithinTolerance", "OrderingHolds", "Monotone", "ArgmaxAt",
-    "printed_tolerance", "holm_reject", "not_testable", "tolerance_table",
-]
+__all__ = ["Rule", "WithinSE", "WithinTolerance", "OrderingHolds", "Monotone", "ArgmaxAt"]
+
+
+def _share_verdict(passed: int, tested: int, required: float) -> str:
+    """reproduced / partly / not from the share of points (or series) that pass."""
+    share = passed / tested
+    if share >= required - 1e-12:
+        return V.REPRODUCED
+    if share >= required - V.PARTLY_MARGIN - 1e-12 and share > 0.5:
+        return V.PARTLY
+    return V.NOT_REPRODUCED
+
+
+def _check_columns(frame: pd.DataFrame, needed: tuple[str, ...], rule: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{rule}.decide needs a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{rule}.decide: the measurement lacks the column(s) {missing}; "
+                         f"it has {list(frame.columns)}")
+    return frame
+
+
+def _check_share(share: float, name: str = "share") -> None:
+    if not 0 < share <= 1:
+        raise ValueError(f"{name}={share!r} must be in (0, 1]")
+
+
+def _check_t(t: float) -> None:
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"t={t!r} must be a finite number > 0")
+
+
+def _share_words(share: float, unit: str) -> str:
+    """'every series' / 'at least 75% of the series'."""
+    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {unit}s"
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "nan"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,d}"
+    if math.isinf(x):
+        return "inf"
+    if abs(x) >= 1e5 and float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e5 else f"{x:.{digits}f}"
+
+
+def _z(diff, se):
+    """diff / se, with se = 0: 0 where diff is 0 (to floating-point noise), else +-inf."""
+    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = diff / se
+    exact = se <= 0
+    z = np.where(exact & (np.abs(diff) <= V.EXACT_TOL), 0.0, z)
+    z = np.where(exact & (np.abs(diff) > V.EXACT_TOL), np.copysign(np.inf, diff), z)
+    return z
+
 
 
 class Rule:
@@ -76,9 +95,6 @@ class Rule:
         raise NotImplementedError
 
 
-# --------------------------------------------------------------------------- #
-# 1. within t standard errors
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class WithinSE(Rule):
     """Observed values match expected ones within ``t`` standard errors, corrected for the number of points.
@@ -92,15 +108,15 @@ class WithinSE(Rule):
         Holm rejects no point (equivalently: no |z| beyond the Bonferroni
         threshold for the number of points).
     partly reproduced
-        Holm rejects some points, at most a share :data:`PARTLY_MARGIN`.
+        Holm rejects some points, at most a share :data:`V.PARTLY_MARGIN`.
     not reproduced
         Holm rejects more.
 
     The count of points with |z| > t (uncorrected) is reported too.
     """
 
-    t: float = Z_TOL
-    alpha: float = FAMILY_ALPHA
+    t: float = V.Z_TOL
+    alpha: float = V.FAMILY_ALPHA
     kind: ClassVar[str] = "within-se"
 
     def __post_init__(self):
@@ -120,7 +136,7 @@ class WithinSE(Rule):
         diff = m["observed"].to_numpy(float) - m["expected"].to_numpy(float)
         z = _z(diff, m["se"].fillna(0.0).to_numpy(float))
         p = 2 * stats.norm.sf(np.abs(z))
-        rejected = holm_reject(p, self.alpha)
+        rejected = V.holm_reject(p, self.alpha)
         n, n_rej, n_over = len(m), int(rejected.sum()), int((np.abs(z) > self.t).sum())
         i = int(np.argmax(np.abs(z)))
         bonf = float(stats.norm.isf(self.alpha / (2 * n)))
@@ -128,22 +144,19 @@ class WithinSE(Rule):
                    "max_abs_z_at": str(m["point"].iloc[i]), "max_abs_diff": float(np.max(np.abs(diff))),
                    "bonferroni_z": bonf}
         if n_rej == 0:
-            verdict = REPRODUCED
-        elif n_rej <= PARTLY_MARGIN * n:
-            verdict = PARTLY
+            verdict = V.REPRODUCED
+        elif n_rej <= V.PARTLY_MARGIN * n:
+            verdict = V.PARTLY
         else:
-            verdict = NOT_REPRODUCED
+            verdict = V.NOT_REPRODUCED
         summary = (f"{n_over} of {n} points beyond {self.t:g} SE; largest |z| {_fmt(abs(z[i]), 2)} at "
                    f"{m['point'].iloc[i]}; largest |difference| {_fmt(float(np.max(np.abs(diff))))}")
         explanation = (f"Holm at family-wise level {self.alpha:.2g} (|z| > {bonf:.2f} for the first point) "
                        f"rejects {n_rej} of {n} points"
-                       + ("" if verdict != PARTLY else f" (at most {PARTLY_MARGIN:.0%}: partly)"))
+                       + ("" if verdict != V.PARTLY else f" (at most {V.PARTLY_MARGIN:.0%}: partly)"))
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 2. within an absolute tolerance
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class WithinTolerance(Rule):
     """Values are within ``tol`` of their targets.
@@ -157,8 +170,8 @@ class WithinTolerance(Rule):
         |value - target| <= tol (+ t se) at every point.
     partly reproduced
         Not at every point, but every point is within
-        :data:`PARTLY_TOL_FACTOR` x tol, or a share of at least
-        1 - :data:`PARTLY_MARGIN` is within tol.
+        :data:`V.PARTLY_TOL_FACTOR` x tol, or a share of at least
+        1 - :data:`V.PARTLY_MARGIN` is within tol.
     not reproduced
         Otherwise.
     """
@@ -174,6 +187,11 @@ class WithinTolerance(Rule):
         if self.t is not None and not self.t > 0:
             raise ValueError(f"t={self.t!r} must be > 0 or None")
 
+    @classmethod
+    def printed(cls, number: str) -> WithinTolerance:
+        """Within half a unit of the last digit of ``number`` as the paper prints it (``"0.023"``, ``"4,410,000"``)."""
+        return cls(V.printed_tolerance(number), "half a unit of the printed digit")
+
     def describe(self) -> str:
         noise = f" plus {self.t:g} standard errors" if self.t is not None else ""
         return f"within {_fmt(self.tol, 3)}{noise} of the paper's value" + (f" ({self.what})" if self.what else "")
@@ -187,8 +205,8 @@ class WithinTolerance(Rule):
         widen = 0.0
         if self.t is not None and "se" in m.columns:
             widen = self.t * m["se"].fillna(0.0).to_numpy(float)
-        ok = np.abs(diff) <= self.tol + widen + EXACT_TOL
-        near = np.abs(diff) <= PARTLY_TOL_FACTOR * self.tol + widen + EXACT_TOL
+        ok = np.abs(diff) <= self.tol + widen + V.EXACT_TOL
+        near = np.abs(diff) <= V.PARTLY_TOL_FACTOR * self.tol + widen + V.EXACT_TOL
         n, n_ok = len(m), int(ok.sum())
         i = int(np.argmax(np.abs(diff)))
         numbers = {"points": n, "within": n_ok, "max_abs_diff": float(abs(diff[i])),
@@ -196,31 +214,28 @@ class WithinTolerance(Rule):
         if n == 1:
             numbers |= {"value": float(m["value"].iloc[0]), "target": float(m["target"].iloc[0])}
         if n_ok == n:
-            verdict = REPRODUCED
-        elif near.all() or n_ok >= (1 - PARTLY_MARGIN) * n:
-            verdict = PARTLY
+            verdict = V.REPRODUCED
+        elif near.all() or n_ok >= (1 - V.PARTLY_MARGIN) * n:
+            verdict = V.PARTLY
         else:
-            verdict = NOT_REPRODUCED
+            verdict = V.NOT_REPRODUCED
         if n == 1:
             summary = (f"{m['point'].iloc[0]}: {_fmt(float(m['value'].iloc[0]), 4)} against "
                        f"{_fmt(float(m['target'].iloc[0]), 4)} (difference {diff[0]:+.3g})")
         else:
-            strict = int((np.abs(diff) <= self.tol + EXACT_TOL).sum())
+            strict = int((np.abs(diff) <= self.tol + V.EXACT_TOL).sum())
             within = (f"{strict} of {n} points within {_fmt(self.tol)}, {n_ok} within it plus {self.t:g} SE"
                       if self.t is not None else f"{n_ok} of {n} points within {_fmt(self.tol)}")
             summary = (f"{within}; largest |difference| {_fmt(float(abs(diff[i])))} at {m['point'].iloc[i]}")
-        numbers["within_strict"] = int((np.abs(diff) <= self.tol + EXACT_TOL).sum())
+        numbers["within_strict"] = int((np.abs(diff) <= self.tol + V.EXACT_TOL).sum())
         explanation = (f"tolerance {_fmt(self.tol)}" + (f" + {self.t:g} SE" if self.t is not None else "")
                        + (f" ({self.what})" if self.what else "") + ": "
-                       + ("every point within" if verdict == REPRODUCED else
-                          f"{n - n_ok} of {n} outside" + (f", all within {PARTLY_TOL_FACTOR:g}x"
+                       + ("every point within" if verdict == V.REPRODUCED else
+                          f"{n - n_ok} of {n} outside" + (f", all within {V.PARTLY_TOL_FACTOR:g}x"
                                                            if near.all() else "")))
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 3. an ordering holds at a share of the points
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class OrderingHolds(Rule):
     """``a`` is at least ``b`` (plus ``margin``) at a share >= ``share`` of the points.
@@ -239,15 +254,15 @@ class OrderingHolds(Rule):
     reproduced
         It holds at a share >= ``share`` of the points left.
     partly reproduced
-        At a share >= ``share`` - :data:`PARTLY_MARGIN` (and > 1/2).
+        At a share >= ``share`` - :data:`V.PARTLY_MARGIN` (and > 1/2).
     not reproduced
         Otherwise.
     """
 
-    share: float = ALL
+    share: float = V.ALL
     strict: bool = False
     margin: float = 0.0
-    t: float = Z_TOL
+    t: float = V.Z_TOL
     floor: float | None = 0.0
     ceiling: float | None = 1.0
     what: str = "a >= b"
@@ -281,10 +296,10 @@ class OrderingHolds(Rule):
         lowest = m["others_min"].to_numpy(float) if "others_min" in m.columns else b
         excluded = np.zeros(len(m), dtype=bool)
         if self.floor is not None:
-            excluded |= (np.abs(a - self.floor) <= EXACT_TOL) & (np.abs(b - self.floor) <= EXACT_TOL)
+            excluded |= (np.abs(a - self.floor) <= V.EXACT_TOL) & (np.abs(b - self.floor) <= V.EXACT_TOL)
         if self.ceiling is not None:
-            excluded |= ((np.abs(a - self.ceiling) <= EXACT_TOL) & (np.abs(b - self.ceiling) <= EXACT_TOL)
-                         & (np.abs(lowest - self.ceiling) <= EXACT_TOL))
+            excluded |= ((np.abs(a - self.ceiling) <= V.EXACT_TOL) & (np.abs(b - self.ceiling) <= V.EXACT_TOL)
+                         & (np.abs(lowest - self.ceiling) <= V.EXACT_TOL))
         n_excl = int(excluded.sum())
         keep = ~excluded
         if not keep.any():
@@ -315,9 +330,6 @@ class OrderingHolds(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 4. monotone in a parameter
-# --------------------------------------------------------------------------- #
 def _series_points(measurement: pd.DataFrame, rule: str) -> pd.DataFrame:
     """The ``series, x, y, se`` points of a measurement with both coordinates (checked for ``rule``)."""
     return _check_columns(measurement, ("series", "x", "y", "se"), rule).dropna(subset=["x", "y"])
@@ -337,14 +349,14 @@ class Monotone(Rule):
     reproduced
         A share >= ``share`` of the series are monotone.
     partly reproduced
-        A share >= ``share`` - :data:`PARTLY_MARGIN` (and > 1/2).
+        A share >= ``share`` - :data:`V.PARTLY_MARGIN` (and > 1/2).
     not reproduced
         Otherwise.
     """
 
     direction: str = "increasing"
-    share: float = ALL
-    t: float = Z_TOL
+    share: float = V.ALL
+    t: float = V.Z_TOL
     kind: ClassVar[str] = "monotone"
 
     def __post_init__(self):
@@ -396,9 +408,6 @@ class Monotone(Rule):
         return Decision(verdict, numbers, summary, explanation)
 
 
-# --------------------------------------------------------------------------- #
-# 5. argmax at a value
-# --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class ArgmaxAt(Rule):
     """The maximum of each series is at ``at``, within its standard error.
@@ -411,14 +420,14 @@ class ArgmaxAt(Rule):
     reproduced
         A share >= ``share`` of the series pass.
     partly reproduced
-        A share >= ``share`` - :data:`PARTLY_MARGIN` (and > 1/2).
+        A share >= ``share`` - :data:`V.PARTLY_MARGIN` (and > 1/2).
     not reproduced
         Otherwise.  If no series has the point, the claim is not testable.
     """
 
     at: float
-    share: float = ALL
-    t: float = Z_TOL
+    share: float = V.ALL
+    t: float = V.Z_TOL
     kind: ClassVar[str] = "argmax"
 
     def __post_init__(self):

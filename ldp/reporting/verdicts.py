@@ -1,51 +1,22 @@
-"""The verdict vocabulary, the tolerances and the small helpers the decision rules share.
+"""The verdict vocabulary, the tolerances and the :class:`Decision` every decision rule returns.
 
 Every verdict of the reproduction report is computed by one of the five rules
-of :mod:`ldp.reporting.rules`; this module holds what they share: the
-:class:`Decision` they return (the verdict, the numbers that decided it and a
-one-line explanation), the vocabulary and the tolerances.  No verdict is typed
-by hand.
+of :mod:`ldp.reporting.rules`, which return a :class:`Decision` (the verdict,
+the numbers that decided it and a one-line explanation).  No verdict is typed by hand.
 
-The verdict vocabulary is fixed (:data:`VERDICTS`):
-
-``reproduced``
-    The rule's criterion holds.
-``partly reproduced``
-    The criterion fails, but it holds at a clear majority of the tested
-    points (each rule says exactly when; see :data:`PARTLY_RULE`).
-``not reproduced``
-    Neither.
-``not testable here``
-    Nothing to decide on: the inputs are missing, the run's parameters leave
-    out the claim's setting, every point was excluded, or the data behind the
-    claim is a stand-in that cannot decide it.
-
-The tolerances are written once, here, as module constants, and the report
-page renders them (:func:`tolerance_table`):
-
-* a difference counts only beyond :data:`Z_TOL` = 3 standard errors (ties,
-  steps "within noise", the argmax test, the per-point z of the matching
-  rule);
-* "the analysis matches the simulation" is a family of tests, one per point:
-  Holm's step-down correction at family-wise level :data:`FAMILY_ALPHA` (the
-  two-sided level of 3 standard errors for a single point) says which points
-  really differ;
-* "in most cases" means a share of at least :data:`MOST`; a claim without
-  such a word must hold at every tested point (:data:`ALL`);
-* "partly": the share of points that pass is at least the required share
-  minus :data:`PARTLY_MARGIN` (and more than half), or, for a tolerance, the
-  miss is within :data:`PARTLY_TOL_FACTOR` tolerances;
-* values read off the paper: :data:`F1_TOL` for an F1 the text quotes,
-  :func:`printed_tolerance` (half a unit of the last printed digit) for a
-  number the paper computes, :data:`SIMILAR_F1` for "similar" F1 (the
-  validation chapter's rule of section 5.3), :data:`ALMOST_FULL` for "almost
-  full utility", :data:`SIMILAR_FACTOR` for "similar" estimation variance and
-  :data:`CLOSE_CORRELATION` for a "close" correlation, :data:`COUNT_TOL` for a
-  count and :data:`EQUAL_SPLIT_TOL` for "equal" bits per round.
+The vocabulary is fixed (:data:`VERDICTS`): *reproduced* (the rule's criterion
+holds), *partly reproduced* (it fails, but holds at a clear majority of the tested
+points; :data:`PARTLY_RULE` says when, per rule), *not reproduced*, and *not
+testable here* (the inputs are missing, the run's parameters leave out the claim's
+setting, every point was excluded, or a stand-in cannot decide the claim).  The
+tolerances are module constants, each with its meaning in :func:`tolerance_table`,
+which the report page renders: a difference counts only beyond :data:`Z_TOL`
+standard errors, a family of point-wise tests is corrected with Holm's procedure
+at :data:`FAMILY_ALPHA`, "in most cases" is a share :data:`MOST`, and the paper's
+words ("similar", "almost full", "close") have one tolerance each.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -218,64 +189,6 @@ class Decision:
 def not_testable(reason: str, summary: str = "") -> Decision:
     """A :data:`NOT_TESTABLE` decision with its reason."""
     return Decision(NOT_TESTABLE, {}, summary, reason)
-
-
-def _share_verdict(passed: int, tested: int, required: float) -> str:
-    """reproduced / partly / not from the share of points (or series) that pass."""
-    share = passed / tested
-    if share >= required - 1e-12:
-        return REPRODUCED
-    if share >= required - PARTLY_MARGIN - 1e-12 and share > 0.5:
-        return PARTLY
-    return NOT_REPRODUCED
-
-
-def _check_columns(frame: pd.DataFrame, needed: tuple[str, ...], rule: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{rule}.decide needs a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{rule}.decide: the measurement lacks the column(s) {missing}; "
-                         f"it has {list(frame.columns)}")
-    return frame
-
-
-def _check_share(share: float, name: str = "share") -> None:
-    if not 0 < share <= 1:
-        raise ValueError(f"{name}={share!r} must be in (0, 1]")
-
-
-def _check_t(t: float) -> None:
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"t={t!r} must be a finite number > 0")
-
-
-def _share_words(share: float, unit: str) -> str:
-    """'every series' / 'at least 75% of the series'."""
-    return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {unit}s"
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "nan"
-    if isinstance(x, (int, np.integer)):
-        return f"{int(x):,d}"
-    if math.isinf(x):
-        return "inf"
-    if abs(x) >= 1e5 and float(x).is_integer():
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e5 else f"{x:.{digits}f}"
-
-
-def _z(diff, se):
-    """diff / se, with se = 0: 0 where diff is 0 (to floating-point noise), else +-inf."""
-    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = diff / se
-    exact = se <= 0
-    z = np.where(exact & (np.abs(diff) <= EXACT_TOL), 0.0, z)
-    z = np.where(exact & (np.abs(diff) > EXACT_TOL), np.copysign(np.inf, diff), z)
-    return z
 
 
 def tolerance_table() -> pd.DataFrame:

@@ -115,6 +115,11 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
             errors.append(str(exc))
     if errors:
         raise NotebookError("\n".join(errors))
+    from ..reporting.results import ResultStore  # here: the claims a chapter glues read what it ran with
+
+    store = ResultStore.for_build(mode)
+    for name, chapter_values in values.items():
+        store.save_parameters(name, chapter_values)
 
     todo, results = [], []
     for nb in notebooks:
@@ -144,6 +149,9 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
 
     for nb, _ in todo:
         manifest.pop(nb.stem, None)
+        for old in (store.tables / nb.stem).glob("*"):  # a chapter's tables are what its last run saved
+            if old.is_file() and old.name != "parameters.json":
+                old.unlink()
     print(f"[run_notebooks] mode={mode}: executing {len(todo)} notebook(s) "
           f"with {workers} worker(s), {len(results)} unchanged", flush=True)
     with cf.ThreadPoolExecutor(max_workers=workers) as pool:
@@ -186,9 +194,10 @@ def stage(quick: bool) -> None:
                 path.unlink()
     (generated_dir() / "MODE").write_text("quick\n" if quick else "full\n")
     # the claims of this build: report page, intro scorecard, evidence boxes (_generated/report/)
-    from ..reporting.pages import write_book_report  # here: reporting reads the build
+    from ..figures import REGISTRY  # here: the claims read the build
+    from ..reporting.pages import write_book_report
 
-    write_book_report("quick" if quick else "full")
+    write_book_report("quick" if quick else "full", REGISTRY)
 
 
 def _md_cell(value: str) -> str:

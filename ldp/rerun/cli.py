@@ -1,4 +1,4 @@
-"""``python -m ldp``: the package's command line (``rerun``, ``kernel``)."""
+"""``python -m ldp``: the package's command line (``rerun``, ``report``, ``kernel``)."""
 from __future__ import annotations
 
 import argparse
@@ -35,15 +35,53 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="the run's folder (default my-runs/NAME-HASH)")
     r.add_argument("--params", action="store_true", help="list the notebook's parameters and exit")
     r.add_argument("--progress-interval", type=float, default=10.0, metavar="S", help=argparse.SUPPRESS)
+    rp = sub.add_parser(
+        "report", help="decide the paper's claims on saved results (a build's or a rerun's)",
+        description="Evaluate every claim of the registry (ldp.figures) against saved results and write claims.csv, "
+                    "claims.json, report.md, scorecard.md and evidence/<figure>.md (MyST Markdown for the book).")
+    rp.add_argument("--mode", choices=("full", "quick"), default=None,
+                    help="the build whose results to read, _generated/cache/MODE (default: _generated/MODE, else full)")
+    rp.add_argument("--book", action="store_true",
+                    help="write the book's pages, _generated/report/ (what make book does after the notebooks)")
+    rp.add_argument("--rerun", metavar="FOLDER", help="read a rerun's folder (my-runs/NAME-HASH) instead")
+    rp.add_argument("--out", metavar="FOLDER", help="where to write (default: <results>/report)")
     sub.add_parser("kernel", help=f"register the Jupyter kernel {KERNEL_NAME!r} (this Python) if it is missing",
                    description=f"Register the Jupyter kernel {KERNEL_NAME!r} that runs the notebooks with this "
                                "interpreter, in its prefix (make setup runs it; a rerun does it when needed).")
     return parser
 
 
+def _report(args) -> int:
+    """``python -m ldp report``: the claims of a build (``--mode``) or of a rerun's folder (``--rerun``)."""
+    import pandas as pd
+
+    from ..figures import REGISTRY  # here: the claims read the results
+    from ..paths import generated_dir
+    from ..reporting.pages import REPORT_DIR, write_outputs
+    from ..reporting.report import verdict_counts
+    from ..reporting.results import ResultStore
+
+    if args.rerun:
+        store = ResultStore.for_rerun(args.rerun)
+        chapters = [store.root.name.rsplit("-", 1)[0]]
+    else:
+        marker = generated_dir() / "MODE"
+        mode = args.mode or (marker.read_text().strip() if marker.is_file() else "full")
+        store, chapters = ResultStore.for_build(mode), None
+    out = generated_dir() / REPORT_DIR if args.book and not args.rerun and args.out is None else args.out
+    paths = write_outputs(store, REGISTRY, out, chapters=chapters)
+    table = pd.read_csv(paths["claims.csv"])
+    counts = ", ".join(f"{n} {v}" for v, n in verdict_counts(table).items())
+    print(f"[reporting] {len(table)} claims against {store.root}: {counts}")
+    print(f"[reporting] wrote {len(paths)} files to {paths['report.md'].parent}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ldp rerun ...`` or ``python -m ldp kernel``; exit status 0 ok, 1 notebook failed, 2 bad input."""
+    """``python -m ldp rerun ...``, ``report`` or ``kernel``; exit status 0 ok, 1 notebook failed, 2 bad input."""
     args = _build_parser().parse_args(argv)
+    if args.command == "report":
+        return _report(args)
     if args.command == "kernel":
         print(f"kernel {KERNEL_NAME!r}: {ensure_kernel()}")
         return 0

@@ -211,6 +211,9 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
     _mark(folder, "running: started " + time.strftime("%Y-%m-%d %H:%M:%S"))
     with atomic_path(folder / "parameters.json") as tmp:
         tmp.write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
+    from ..reporting.results import ResultStore  # the claims a chapter glues read what it ran with
+
+    ResultStore.for_rerun(folder).save_parameters(nb_path.stem, values)
     mine = {n: values[n] for n in (sets or {})}
     quicks = {n: v for n, v in injected.items() if n != "quick" and n not in mine}
     echo(f"[rerun] {nb_path.stem}{' (quick)' if quick else ''} -> {_display_path(folder)}/")
@@ -239,9 +242,10 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         echo(f"[rerun] {nb_path.stem} FAILED after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] log: {_display_path(folder / 'run.log')}")
         return False, folder
-    from ..reporting.pages import write_rerun_report  # here: reporting reads the run
+    from ..figures import REGISTRY  # here: the claims read the run
+    from ..reporting.pages import write_rerun_report
 
-    write_rerun_report(folder, nb_path.stem)
+    write_rerun_report(folder, nb_path.stem, REGISTRY)
     (folder / INCOMPLETE).unlink(missing_ok=True)  # last: everything above is in place
     n_fig = len({f.stem for f in figures.glob("*") if f.is_file()})
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")

@@ -1,0 +1,178 @@
+"""The anomalies of Figures 5 and 6 (chapter 06), measured: each protocol's steps on the TRUE counts.
+
+Some points of Figures 5 and 6 look odd (a score with no spread, a zero at k = 1).
+Each has a cause that can be measured without noise: run a protocol's candidate
+steps on the exact counts of the data set (:func:`part_ranks`) and see where each
+true top value stands.  :func:`anomaly_table` collects these measurements (the
+table ``06_evaluation/anomalies`` the claims read); :func:`top_two_gap` measures
+the near-tie of the synthetic set's two most frequent values.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..core.dataset import Dataset
+from .summary import summary_value, whole_value_report
+
+__all__ = ["part_ranks", "top_two_gap", "anomaly_table"]
+
+
+
+def _competition_rank(counts: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """1 + the number of entries of ``counts`` strictly larger than each of ``of``."""
+    desc = np.sort(np.asarray(counts))
+    return 1 + (desc.size - np.searchsorted(desc, np.asarray(of), side="right"))
+
+
+def _tally(answers: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from ..values import group_values
+
+    d, _, inv = group_values(answers)
+    return d, np.rint(np.bincount(inv, weights=weights, minlength=d.shape[0])).astype(np.int64)
+
+
+def part_ranks(protocol, dataset, k: int | None = None) -> pd.DataFrame:
+    """Where each true top value stands in every step of a protocol run on the exact counts (no noise).
+
+    The steps that build the candidates, taken on the true counts instead of the oracle's estimates:
+
+    - **PEM** (section 4.1): round ``i`` tests the ``L_i``-bit prefixes that extend the
+      ``|C_{i-1}|`` kept ones (all ``2**L_1`` in round 1) and keeps the ``|C_i|`` most frequent.
+      A prefix's count is the sum over every value that shares it ("prefix mass"; section 4.2.3
+      assumes the values outside the top ``k`` have frequency zero), so the prefix of a top
+      value can rank below ``|C_i|`` even with no noise at all.
+    - **SPM and MCM** (sections 3.3, 3.4): every part question (SPM's segments, MCM's blocks
+      with their channel) over all users; SPM keeps ``k`` patterns per segment, MCM the most
+      frequent pattern of each channel (the rank is within the value's channel).
+
+    Parameters
+    ----------
+    protocol : PEM, SPM or MCM
+        The protocol as it ran (its configuration for ``dataset.n``).
+    dataset : ldp.datasets.Dataset
+    k : int, optional
+        Top values to follow (default the protocol's ``k``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (part, j): ``part`` (1-based round, segment or block), ``start, stop`` (bits),
+        ``kept`` (how many answers the step keeps), ``j`` (rank of the true value, 1-based),
+        ``rank`` (competition rank of its answer among the step's candidates; 0 when an earlier
+        round already dropped it), ``held`` (``0 < rank <= kept``).
+    """
+    from ..protocols import PEM
+    from ..values import match_sorted, prefix, sort_unique
+
+    k = protocol.k if k is None else int(k)
+    top, m = dataset.top(k), dataset.m
+    rows = []
+    if isinstance(protocol, PEM):
+        cfg = protocol.config(dataset.n)
+        kept_prev, prev_len = None, 0
+        assert cfg.cand_sizes is not None  # filled in when a configuration is built
+        for i, (length, size) in enumerate(zip(cfg.prefix_lengths, cfg.cand_sizes), 1):
+            pre, cnt = dataset.prefix_tally(length)
+            if kept_prev is not None:  # only the extensions of the kept prefixes are tested
+                inside = match_sorted(kept_prev, prefix(pre, length, prev_len)) >= 0
+                pre, cnt = pre[inside], cnt[inside]
+            idx = match_sorted(pre, prefix(top, m, length) if length < m else top)
+            rank = np.where(idx >= 0, _competition_rank(cnt, cnt[np.maximum(idx, 0)]), 0)
+            kept_prev, prev_len = sort_unique(pre[np.argsort(-cnt, kind="stable")[:size]]), length
+            rows += [(i, 0, length, size, j + 1, int(r)) for j, r in enumerate(rank)]
+    else:
+        parts, _ = protocol.questions()
+        for i, q in enumerate(parts, 1):
+            ans, top_ans, shift = q.answer(dataset.distinct, m), q.answer(top, m), np.uint64(q.seg_bits)
+            kept = 1 if q.channels else min(protocol.k, q.domain_size)
+            for j, a in enumerate(top_ans):
+                mask = (ans >> shift) == (a >> shift) if q.channels else slice(None)  # MCM: within a's channel
+                d, cnt = _tally(ans[mask], dataset.distinct_counts[mask])
+                rank = _competition_rank(cnt, cnt[match_sorted(d, a[None])])[0]
+                rows.append((i, q.start, q.stop, kept, j + 1, int(rank)))
+    out = pd.DataFrame(rows, columns=["part", "start", "stop", "kept", "j", "rank"])
+    out["held"] = (out["rank"] > 0) & (out["rank"] <= out["kept"])
+    return out
+
+
+def top_two_gap(dataset, protocol) -> dict[str, float]:
+    """How far apart the two most frequent values are, in standard deviations of their final estimates.
+
+    The released estimates come from the whole-value report (:func:`whole_value_report`); the
+    difference of two of them has variance ``2 Var`` (eq. (3), scaled to ``n``), so the last
+    step alone orders the two correctly with probability about ``Phi(z)``.
+
+    Returns
+    -------
+    dict
+        ``c1, c2`` (true counts), ``z`` and ``phi`` (the normal probability of the right order).
+    """
+    from scipy import stats
+
+    from ..analysis import olh_variance
+
+    n = dataset.n
+    c1, c2 = (int(c) for c in dataset.top_counts(2))
+    e, n_g = whole_value_report(protocol, n)
+    sd = np.sqrt(2 * olh_variance(e, n_g)) * n / n_g  # eq. (3), scaled by n / n_g
+    return {"c1": c1, "c2": c2, "z": float((c1 - c2) / sd), "phi": float(stats.norm.cdf((c1 - c2) / sd))}
+
+
+def anomaly_table(data: Mapping[str, Dataset], summary_k: pd.DataFrame | None = None, *, epsilon: float,
+                  query_limit: int = 2**20, pem_ks: Sequence[int] = (1, 2, 4, 8),
+                  part_ks: Sequence[int] = (1,)) -> pd.DataFrame:
+    """The measured causes of Figure 6's anomalies, one quantity per row (chapter 06's table ``anomalies``).
+
+    Parameters
+    ----------
+    data : mapping of str to Dataset
+        The evaluation's data sets by name (``"URL"``, ``"AOL"``, ``"Synthetic"``).
+    summary_k : pandas.DataFrame, optional
+        :func:`summarize` of the ``k`` grid (columns ``dataset, protocol, k, f1_mean, f1_std``): the
+        observed F1 next to the measured cause, where the grid has the point.
+    epsilon, query_limit : float, int
+        The setting of the grid (Figure 6: ``epsilon = 2``, ``2**20``).
+    pem_ks, part_ks : sequences of int
+        The ``k`` at which PEM, and SPM and MCM, are followed on the exact counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, protocol, k, quantity, value``.  Quantities: ``noise_free_f1`` (PEM: the
+        F1 of its rounds on the exact counts, :func:`part_ranks`; SPM, MCM: the share of the top
+        ``k`` values whose pattern is kept in every part, an upper bound on it, exact at ``k = 1``),
+        ``kept_part1`` (``|C_1|`` or patterns kept per segment), ``rank_part1_top<j>`` (PEM: the
+        rank of the j-th value's prefix in round 1's true tally, ``j <= 8``), ``parts`` and
+        ``parts_missed_top1`` (SPM, MCM: parts whose kept pattern is not the top value's),
+        ``top2_gap_sd`` and ``top2_order_prob`` (PEM at ``k = 1``: :func:`top_two_gap`),
+        ``f1_mean`` and ``f1_std`` (observed, from ``summary_k``).
+    """
+    from ..protocols import MCM, PEM, SPM
+
+    rows = []
+    for name, ds in data.items():
+        runs = [(PEM, k) for k in pem_ks] + [(P, k) for P in (SPM, MCM) for k in part_ks]
+        for P, k in runs:
+            proto = P(epsilon, k, ds.m, query_limit=query_limit)
+            ranks = part_ranks(proto, ds)
+            held = ranks.groupby("j")["held"].all()
+            q = {"noise_free_f1": float(held.mean()), "kept_part1": int(ranks["kept"].iloc[0])}
+            if P is PEM:
+                first = ranks[ranks["part"] == 1]
+                q |= {f"rank_part1_top{j}": int(r) for j, r in zip(first["j"], first["rank"]) if j <= 8}
+                if k == 1:
+                    gap = top_two_gap(ds, proto)
+                    q |= {"top2_gap_sd": gap["z"], "top2_order_prob": gap["phi"]}
+            else:
+                top1 = ranks[ranks["j"] == 1]
+                q |= {"parts": int(len(top1)), "parts_missed_top1": int((~top1["held"]).sum())}
+            if summary_k is not None:
+                for stat in ("mean", "std"):
+                    v = summary_value(summary_k, name, P.name, "k", k, stat=stat)
+                    if v == v:
+                        q[f"f1_{stat}"] = v
+            rows += [(name, P.name, k, key, float(v)) for key, v in q.items()]
+    return pd.DataFrame(rows, columns=["dataset", "protocol", "k", "quantity", "value"])

@@ -1,0 +1,67 @@
+"""The data sets of section 6.1 (chapter 06): their sizes, against the numbers the paper gives.
+
+A table, not a figure: :func:`frame` is the result table ``06_evaluation/datasets``
+(:func:`ldp.experiments.summary.dataset_sizes` of the evaluation's grids) the chapter
+saves and the claims read.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..experiments.summary import dataset_sizes
+from ..reporting import rules as R
+from ..reporting.claims import Claim, ClaimFields, MissingInput, Readings
+from ..reporting.measures import one
+
+__all__ = ["CHAPTER", "NAME", "ENGINES", "frame", "CLAIMS"]
+
+CHAPTER, NAME = "06_evaluation", "datasets"
+ENGINES = {f"{CHAPTER}/{NAME}": "the data sets themselves (ldp.datasets)"}
+
+
+def frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """``dataset, n, n_distinct, f_16``: users, distinct values and 16th largest frequency of each data set."""
+    return dataset_sizes(runs, k=16)
+
+
+def _m_size(dataset: str, column: str, scale: float, target: float):
+    def measure(store):
+        t = store.load(CHAPTER, NAME).set_index("dataset")
+        if dataset not in t.index:
+            raise MissingInput(f"the {dataset} data set is not in this build")
+        return one(f"{dataset}: {column.replace('_', ' ')} (in units of {scale:,.0f})",
+                   float(t.loc[dataset, column]) / scale, target)
+    return measure
+
+
+def _m_theta_f16(store):
+    t = store.load(CHAPTER, NAME).set_index("dataset")
+    if "Synthetic" not in t.index:
+        raise MissingInput(f"the synthetic data set is not in {CHAPTER}/{NAME}")
+    return one("frequency of the 16th most frequent synthetic value", float(t.loc["Synthetic", "f_16"]), 0.023)
+
+
+_TABLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
+CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s61-url-size", section="6.1", ref="URL data set",
+          quote=r"resulting a dataset containing $1.2$ million data points, and $27$ thousand unique urls.",
+          paper="1.2 million users", tested="users of the URL stand-in (millions)",
+          measure=_m_size("URL", "n", 1e6, 1.2), rule=_PRINTED("1.2"), stand_in=("url",), stand_in_decides=False,
+          interpretation=(Readings.URL,), note="The stand-in is calibrated to these numbers, so they cannot test it.",
+          **_TABLE),
+    Claim(id="s61-aol-users", section="6.1", ref="AOL data set",
+          quote=r"This results a dataset of around $0.5$ million queries", paper="around 0.5 million users",
+          tested="users of the AOL tally (millions)", measure=_m_size("AOL", "n", 1e6, 0.5), rule=_PRINTED("0.5"),
+          interpretation=(Readings.AOL,), note="The tally is the authors' own published file.", **_TABLE),
+    Claim(id="s61-aol-unique", section="6.1", ref="AOL data set", quote=r"including $0.2$ million unique ones.",
+          paper="0.2 million distinct (errata: 0.12 million)",
+          tested="distinct queries of the AOL tally (millions), against the errata's 0.12",
+          measure=_m_size("AOL", "n_distinct", 1e6, 0.12), rule=_PRINTED("0.12"), interpretation=(Readings.AOL,),
+          note="The authors' errata corrects 0.2 million to 0.12 million; the errata's value is tested.", **_TABLE),
+    Claim(id="s623-theta-f16", section="6.2.3", ref="Figure 7(a)",
+          quote=r"($0.023$ is around frequency of the $16$-the most frequent value in the dataset)",
+          paper="f_16 ≈ 0.023", tested="frequency of the 16th most frequent value of the synthetic set",
+          measure=_m_theta_f16, rule=_PRINTED("0.023"), interpretation=(Readings.SYNTHETIC,),
+          setting={"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}, **_TABLE),
+)

@@ -1,0 +1,125 @@
+"""The variance of OLH against its hash range d', and of GRR against OLH (chapter 01; paper section 2.2, eqs. (1)-(3)).
+
+Not a paper figure: it draws what section 2.2 says in words, "the optimal choice
+of d' is e^eps + 1" and "for smaller d, one is better off with GRR; but for large
+d, OLH is better", and the two claims read it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import seaborn.objects as so
+
+from ..oracles.formulas import default_d_prime, grr_variance, olh_variance
+from ..plotting import render, series_colors
+from ..reporting import rules as R
+from ..reporting.claims import Claim, MissingInput
+from ..reporting.measures import g
+
+__all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
+
+NAME = "fig-oracles-variance-dprime"
+ENGINES = {NAME: "closed form (ldp.analysis)"}
+TITLES = {NAME: "eq. (1), (3)"}
+_CURVE, _REAL, _INT = "OLH Var(d') / Var(d' = e^eps + 1)", "d' = e^eps + 1", "d' = ceil(e^eps + 1)"
+_GRR, _OLH, _CROSS = "GRR, eq. (var_grr)", "OLH, eq. (var_olh) (horizontal line)", "crossing d = 3e^eps + 2"
+
+
+def frame(olh_var_dprime: Callable, *, epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0),
+          grr_epsilons: Sequence[float] = (1.0, 4.0)) -> pd.DataFrame:
+    """The figure's data: ``panel, series, epsilon, x, y``.
+
+    Panel a: OLH's variance ``olh_var_dprime(eps, d', 1)`` (eq. (2)'s variance at
+    zero frequency, e.g. the chapter's ``sympy`` expression) against ``d'``,
+    divided by eq. (3); the real optimum ``e^eps + 1`` and the integer
+    ``ceil(e^eps + 1)`` that :class:`ldp.oracles.OLH` uses.  Panel b: eq. (1)
+    of GRR against the domain size ``d``, eq. (3) (``x`` empty: a horizontal
+    line) and the crossing ``d = 3 e^eps + 2``.
+    """
+    parts = []
+    for e_ in epsilons:
+        x = np.geomspace(1.3, 400, 600)
+        v_star = float(olh_variance(e_, d_prime="real"))
+        parts.append(pd.DataFrame({"panel": "a", "series": _CURVE, "epsilon": e_, "x": x,
+                                   "y": olh_var_dprime(e_, x, 1.0) / v_star}))
+        parts.append(pd.DataFrame({"panel": "a", "series": [_REAL, _INT], "epsilon": e_,
+                                   "x": [math.exp(e_) + 1, float(default_d_prime(e_))],
+                                   "y": [1.0, float(olh_variance(e_) / v_star)]}))
+    dd = np.geomspace(2, 2**20, 200)
+    for e_ in grr_epsilons:
+        xc = 3 * math.exp(e_) + 2
+        parts += [pd.DataFrame({"panel": "b", "series": _GRR, "epsilon": e_, "x": dd, "y": grr_variance(e_, dd)}),
+                  pd.DataFrame({"panel": "b", "series": [_OLH, _CROSS], "epsilon": e_, "x": [np.nan, xc],
+                                "y": [float(olh_variance(e_, d_prime="real")), float(grr_variance(e_, xc))]})]
+    return pd.concat(parts, ignore_index=True)
+
+
+def draw(data: pd.DataFrame):
+    """(a) OLH's variance against ``d'`` per ε, the two ``d'`` marked; (b) GRR's eq. (1) against OLH's eq. (3)."""
+    d = data.assign(eps=data["epsilon"].map(lambda e: f"ε = {e:g}"))
+    eps = list(dict.fromkeys(d.loc[d["panel"] == "a", "eps"]))
+    colors = so.Nominal(dict(zip(eps, series_colors(len(eps)))), order=eps)
+    a, b = d[d["panel"] == "a"], d[d["panel"] == "b"]
+    grr = b[b["series"] == _GRR]
+    olh = b[b["series"] == _OLH].merge(grr.groupby("eps")["x"].agg(["min", "max"]), on="eps")
+    olh = pd.concat([olh.assign(x=olh["min"]), olh.assign(x=olh["max"])], ignore_index=True)  # its horizontal line
+    marks = so.Nominal({_REAL: "o", _INT: "x"}, order=[_REAL, _INT])
+    panel_a = (so.Plot(a[a["series"] == _CURVE], x="x", y="y", color="eps").add(so.Line())
+               .add(so.Dot(pointsize=6, fill=False), data=a[a["series"] != _CURVE], x="x", y="y", color="eps",
+                    marker="series")
+               .scale(x="log", color=colors, marker=marks).limit(y=(0.95, 2.0))
+               .label(x="hash range $d'$", y=r"Var$(d')$ / $\frac{4e^\varepsilon}{(e^\varepsilon-1)^2}n$",
+                      title="(a) OLH variance against $d'$", color="", marker=""))
+    panel_b = (so.Plot(grr, x="x", y="y", color="eps").add(so.Line())
+               .add(so.Line(linestyle="--"), data=olh, x="x", y="y", color="eps")
+               .add(so.Dot(marker="s"), data=b[b["series"] == _CROSS], x="x", y="y", color="eps")
+               .scale(x="log", y="log", color=colors)
+               .label(x="domain size $d$", y="Var / $n$ (zero-frequency value)", title="(b) GRR against OLH (dashed)",
+                      color=""))
+    return render([panel_a, panel_b], height=3.2, ncol=6)
+
+
+# --------------------------------------------------------------------------- claims: section 2.2.2
+def _m_dprime_optimal(store):
+    d = store.figure(NAME)
+    d = d[(d["panel"] == "a") & (d["series"] == _CURVE)]
+    if d.empty:
+        raise MissingInput(f"{NAME} has no panel (a) curve")
+    return pd.DataFrame({"point": [f"ε = {g(e)}, d' = {x:.3g}" for e, x in zip(d["epsilon"], d["x"])],
+                         "a": d["y"].to_numpy(), "se_a": 0.0, "b": 1.0, "se_b": 0.0})
+
+
+def _m_grr_vs_olh(store):
+    d = store.figure(NAME)
+    rows = []
+    for eps, grp in d[d["panel"] == "b"].groupby("epsilon"):
+        grr, olh = grp[grp["series"] == _GRR].sort_values("x"), grp[grp["series"].str.startswith("OLH")]
+        if grr.empty or olh.empty:
+            continue
+        v_olh, lo, hi = float(olh["y"].iloc[0]), grr.iloc[0], grr.iloc[-1]
+        rows += [{"point": f"ε = {g(eps)}, smallest d = {lo['x']:.3g}: GRR below OLH", "a": v_olh, "b": float(lo["y"])},
+                 {"point": f"ε = {g(eps)}, largest d = {hi['x']:.3g}: OLH below GRR", "a": float(hi["y"]), "b": v_olh}]
+    if not rows:
+        raise MissingInput(f"{NAME} has no panel (b) curves")
+    return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s2-olh-dprime-optimal", section="2.2.2", ref="OLH, d' = exp(ε) + 1",
+          quote=r"it is found that the optimal choice of $d'$ is $e^\epsilon+1$",
+          paper="d' = exp(ε) + 1 minimises OLH's variance",
+          tested="Var(d') / Var(exp(ε) + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
+          measure=_m_dprime_optimal,
+          rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = exp(ε) + 1)"),
+          chapter="01_frequency_oracles", figure=NAME, interpretation=("the-integer-d",)),
+    Claim(id="s2-grr-vs-olh", section="2.2.2", ref="eq. (1) against eq. (3)",
+          quote=r"This suggests that for smaller $d$, one is better off with \grr; but for large $d$, \olh is better",
+          paper="GRR better for small d, OLH for large d",
+          tested="at the smallest d of the curve GRR's variance is below OLH's, at the largest above",
+          measure=_m_grr_vs_olh,
+          rule=R.OrderingHolds(strict=True, floor=None, ceiling=None, what="the named oracle has the smaller variance"),
+          chapter="01_frequency_oracles", figure=NAME),
+)

@@ -1,0 +1,46 @@
+"""Chapter 05's Figure 2, identification probabilities against eq. (5), and its claims (ldp.figures.identification)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldp.figures import identification as F
+
+from figtools import bar_ranges, decide, page_ready, store_with, titles
+
+
+@pytest.fixture(scope="module")
+def ident():
+    """An identification table: three panels, two levels each, eight ranks; the analysis a little above."""
+    rows = []
+    for panel, axis, levels in (("a", "n", [100_000, 1_000_000]), ("b", "m", [64, 32]), ("c", "epsilon", [1.0, 4.0])):
+        for i, level in enumerate(levels):
+            for rank in range(1, 9):
+                sim = min(1.0, (i + 1) / rank)  # the better level finds more
+                rows.append({"panel": panel, "axis": axis, "level": level, "rank": rank, "frequency": 0.3 / rank,
+                             "sim": sim, "runs": 10, "analysis": min(1.0, sim + 0.05)})
+    return pd.DataFrame(rows)
+
+
+def test_frame(ident):
+    data = F.frame(ident)
+    assert len(data) == len(ident) and list(data.columns) == [
+        "panel", "axis", "level", "rank", "frequency", "simulated_rate", "errorbar_2se", "runs", "analysis"]
+    np.testing.assert_array_equal(data["simulated_rate"], ident["sim"])
+    np.testing.assert_allclose(data["errorbar_2se"], 2 * np.sqrt(ident["sim"] * (1 - ident["sim"]) / 10))
+
+
+def test_draw(ident):
+    fig = F.draw(F.frame(ident))
+    page_ready(fig)
+    assert titles(fig) == ["(a) different $n$", "(b) different $m$", r"(c) different $\varepsilon$"]
+    lo, hi = zip(*bar_ranges(fig))
+    assert min(lo) >= 0 and max(hi) <= 1
+
+
+def test_claims(ident, tmp_path):
+    store = store_with(tmp_path, figures={F.NAME: F.frame(ident)})
+    match = decide("fig2-analysis-matches", store)
+    assert match["numbers"]["points"] == len(ident) and "max_abs_z_at" in match["numbers"]
+    # more users, shorter values (m = 32 after 64), larger epsilon: each level finds at least as much
+    assert {i: decide(i, store)["verdict"] for i in ("fig2-more-users", "fig2-shorter-values", "fig2-larger-eps")} \
+        == dict.fromkeys(("fig2-more-users", "fig2-shorter-values", "fig2-larger-eps"), "reproduced")
