@@ -4,11 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp.figures import scale as F
+from ldp.figures import flh_price as P
+from ldp.figures import scale_cost as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 
-EPS = list(F.EPSILONS)
+EPS = list(P.EPSILONS)
+FLH = "FLH, h = 4096"
 
 
 def bench_rows(ns=(10**5, 10**6, 10**7, 10**8), peak_olh=440.0, flh_seconds=4.2):
@@ -23,13 +25,13 @@ def bench_rows(ns=(10**5, 10**6, 10**7, 10**8), peak_olh=440.0, flh_seconds=4.2)
 def price_summary(gap=0.02, sd=0.03):
     rows = [{"protocol": p, "epsilon": e, "f1_mean": min(1.0, 0.5 + e / 10) - (gap if p != "OLH" else 0),
              "f1_std": sd, "f1_count": 10, "ncr_mean": 0.5, "ncr_std": np.nan, "ncr_count": 10}
-            for p in ("OLH", F.FLH_DEFAULT) for e in EPS]
+            for p in ("OLH", FLH) for e in EPS]
     return pd.DataFrame(rows)
 
 
 def test_cost_frame_is_what_is_plotted():
     live = bench_rows()[lambda d: d["n"] == 10**5].assign(n=20_000, rss_aggregate_mb=np.nan)
-    f = F.cost_frame(bench_rows(), live)
+    f = F.frame(bench_rows(), live)
     assert list(f.columns) == ["panel", "oracle", "source", "n", "quantity", "value"]
     assert set(f["panel"]) == {"a", "b", "c"} and set(f["source"]) == {"benchmark", "this build"}
     a = f[(f["panel"] == "a") & (f["source"] == "benchmark") & (f["oracle"] == "OLH")].sort_values("n")
@@ -41,7 +43,7 @@ def test_cost_frame_is_what_is_plotted():
 
 def test_cost_draw():
     live = bench_rows()[lambda d: d["n"] == 10**5].assign(n=20_000, rss_aggregate_mb=np.nan)
-    fig = F.cost_draw(F.cost_frame(bench_rows(), live))
+    fig = F.draw(F.frame(bench_rows(), live))
     page_ready(fig)
     assert titles(fig) == ["(a)", "(b)", "(c)"]
     assert {"100k", "100M"} <= {t.get_text() for t in fig.axes[0].get_xticklabels()}  # log axis, short labels
@@ -49,10 +51,10 @@ def test_cost_draw():
 
 
 def test_price_frame_and_draw():
-    f = F.price_frame(price_summary(sd=0.3))  # bars that would cross 1
+    f = P.frame(price_summary(sd=0.3))  # bars that would cross 1
     assert list(f.columns) == ["panel", "oracle", "epsilon", "metric", "mean", "sd", "runs"]
     assert len(f) == 2 * 2 * len(EPS) and (f.loc[f["panel"] == "b", "sd"] == 0).all()  # NaN SD: no bar
-    fig = F.price_draw(f)
+    fig = P.draw(f)
     page_ready(fig)
     assert titles(fig) == ["(a) F1", "(b) NCR"]
     lo, hi = zip(*bar_ranges(fig))
@@ -60,18 +62,18 @@ def test_price_frame_and_draw():
 
 
 def test_claims(tmp_path):
-    store = store_with(tmp_path, figures={F.NAMES["cost"]: F.cost_frame(bench_rows()),
-                                          F.NAMES["price"]: F.price_frame(price_summary())},
+    store = store_with(tmp_path, figures={F.NAME: F.frame(bench_rows()),
+                                          P.NAME: P.frame(price_summary())},
                        parameters={F.CHAPTER: {"n_price": 1_000_000, "epsilons": EPS, "price_pools": [4096]}})
-    ids = [c.id for c in F.CLAIMS]
-    assert all(c.ours for c in F.CLAIMS)
+    ids = [c.id for c in F.CLAIMS + P.CLAIMS]
+    assert all(c.ours for c in F.CLAIMS + P.CLAIMS)
     assert {i: decide(i, store)["verdict"] for i in ids} == dict.fromkeys(ids, "reproduced")
-    bad = store_with(tmp_path / "bad", figures={F.NAMES["cost"]: F.cost_frame(bench_rows(peak_olh=5000.0,
+    bad = store_with(tmp_path / "bad", figures={F.NAME: F.frame(bench_rows(peak_olh=5000.0,
                                                                                            flh_seconds=75.0)),
-                                                F.NAMES["price"]: F.price_frame(price_summary(gap=0.15))})
+                                                P.NAME: P.frame(price_summary(gap=0.15))})
     assert {i: decide(i, bad)["verdict"] for i in ids} == dict.fromkeys(ids, "not reproduced")
-    small = store_with(tmp_path / "small", figures={F.NAMES["cost"]: F.cost_frame(bench_rows(ns=(10**5, 10**6)))})
+    small = store_with(tmp_path / "small", figures={F.NAME: F.frame(bench_rows(ns=(10**5, 10**6)))})
     assert not decide("ours-scale-olh-memory", small)["covered"]  # no 10^8 row: not covered, not decided
-    quick = store_with(tmp_path / "quick", figures={F.NAMES["price"]: F.price_frame(price_summary())},
+    quick = store_with(tmp_path / "quick", figures={P.NAME: P.frame(price_summary())},
                        parameters={F.CHAPTER: {"n_price": 100_000, "epsilons": EPS, "price_pools": [4096]}})
     assert not decide("ours-flh-f1-within-005", quick)["covered"]

@@ -74,7 +74,7 @@ def plan_digest(plan: Plan) -> str:
     return hashlib.sha256(plan.to_json().encode()).hexdigest()
 
 
-def _pa():
+def arrow_modules():
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -84,7 +84,7 @@ def _pa():
 # ---------------------------------------------------------------------------
 # schema
 # ---------------------------------------------------------------------------
-def _user_dtype(plan: Plan) -> np.dtype:
+def users_dtype(plan: Plan) -> np.dtype:
     return np.dtype(np.uint32) if plan.n_users <= 2**32 else np.dtype(np.uint64)
 
 
@@ -97,7 +97,7 @@ def field_types(oracle) -> tuple[tuple[str, Any], ...]:
                  for f in oracle.reports_class.layout(oracle.params))
 
 
-def _plan_types(plan: Plan) -> tuple[tuple[tuple[tuple[str, Any], ...], ...], ...]:
+def plan_types(plan: Plan) -> tuple[tuple[tuple[tuple[str, Any], ...], ...], ...]:
     return tuple(tuple(field_types(q.oracle()) for q in qs) for qs in plan.questions)
 
 
@@ -105,9 +105,9 @@ def _arrow_type(pa, t):
     return pa.binary(t) if isinstance(t, int) else pa.from_numpy_dtype(np.dtype(t))
 
 
-def _schema(user_dtype, types, meta: dict | None = None):
+def arrow_schema(user_dtype, types, meta: dict | None = None):
     """The Parquet schema of a group's files: ``user`` and ``q{j}_{field}`` of each question ``j``."""
-    pa, _ = _pa()
+    pa, _ = arrow_modules()
     fields = [pa.field("user", pa.from_numpy_dtype(np.dtype(user_dtype)), nullable=False)]
     for j, slot in enumerate(types):
         for name, t in slot:
@@ -170,7 +170,7 @@ def _error(path, problem: str) -> ReportsFileError:
     return ReportsFileError(path, problem)
 
 
-def _read_json(path: Path, kind: str) -> dict:
+def read_json(path: Path, kind: str) -> dict:
     try:
         text = path.read_text()
     except FileNotFoundError:
@@ -190,12 +190,12 @@ def _read_json(path: Path, kind: str) -> dict:
     return meta
 
 
-def _batch_name(b: int) -> str:
+def batch_name(b: int) -> str:
     return f"{b:0{_BATCH_DIGITS}d}"
 
 
-def _file_name(g: int, b: int) -> str:
-    return f"group={g:04d}/batch={_batch_name(b)}.parquet"
+def file_name(g: int, b: int) -> str:
+    return f"group={g:04d}/batch={batch_name(b)}.parquet"
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def _file_name(g: int, b: int) -> str:
 # ---------------------------------------------------------------------------
 def _open_file(part: Partition):
     """The Parquet file of a partition, after the footer checks (size, schema, metadata, rows)."""
-    _, pq = _pa()
+    _, pq = arrow_modules()
     path = part.path
     try:
         size = os.stat(path).st_size
@@ -216,7 +216,7 @@ def _open_file(part: Partition):
         pf = pq.ParquetFile(path, page_checksum_verification=True)
     except Exception as err:  # pyarrow raises ArrowInvalid, OSError, ... for a damaged footer
         raise _error(path, f"is truncated or damaged ({type(err).__name__}: {err})") from err
-    want = _schema(part.user_dtype, part.types)
+    want = arrow_schema(part.user_dtype, part.types)
     got = pf.schema_arrow
     if not got.remove_metadata().equals(want):
         raise _error(path, f"does not have the store's schema: expected {want}, found {got.remove_metadata()}")
@@ -240,7 +240,7 @@ def _batches(pf, columns, chunk, path):
         raise _error(path, f"is damaged ({type(err).__name__}: {err})") from err
 
 
-def _user_chunks(part: Partition, chunk: int = DEFAULT_CHUNK) -> Iterator[np.ndarray]:
+def user_chunks(part: Partition, chunk: int = DEFAULT_CHUNK) -> Iterator[np.ndarray]:
     pf = _open_file(part)
     for rb in _batches(pf, ["user"], chunk, part.path):
         col = rb.column(0)
@@ -339,7 +339,7 @@ class StoredReports:
             if root.exists():
                 raise _error(root, "is not a folder: a report store is a folder (a .npz file is read with load)")
             raise FileNotFoundError(errno.ENOENT, "no report store here", os.fspath(root))
-        meta = _read_json(root / "store.json", STORE_TYPE) if (root / "store.json").exists() else None
+        meta = read_json(root / "store.json", STORE_TYPE) if (root / "store.json").exists() else None
         if meta is None:
             raise _error(root, "is not a report store (it has no store.json)")
         self.directory = root
@@ -347,21 +347,21 @@ class StoredReports:
         self.protocol = meta["protocol"]
         self.params = dict(meta["params"])
         self._digest = meta["plan_digest"]
-        udt = str(_user_dtype(self.plan))
-        self._types = _plan_types(self.plan)
+        udt = str(users_dtype(self.plan))
+        self._types = plan_types(self.plan)
         parts: list[list[Partition]] = [[] for _ in range(self.plan.n_groups)]
         batches = []
         folder = root / "batches"
         manifests = sorted(folder.glob("*.json")) if folder.is_dir() else []
         for mpath in manifests:
-            m = _read_json(mpath, BATCH_TYPE)
+            m = read_json(mpath, BATCH_TYPE)
             try:
                 b = int(m["batch"])
-                if mpath.stem != _batch_name(b) or m["plan_digest"] != self._digest:
+                if mpath.stem != batch_name(b) or m["plan_digest"] != self._digest:
                     raise ValueError("its batch number or plan digest does not match the store")
                 for f in m["files"]:
                     g, rel = int(f["group"]), str(f["file"])
-                    if rel != _file_name(g, b) or not 0 <= g < self.plan.n_groups:
+                    if rel != file_name(g, b) or not 0 <= g < self.plan.n_groups:
                         raise ValueError(f"it lists an unexpected file {rel!r}")
                     rows, lo, hi = int(f["rows"]), int(f["first_user"]), int(f["last_user"])
                     if rows < 1 or not 0 <= lo <= hi < self.plan.n_users or hi - lo + 1 < rows:
@@ -394,7 +394,7 @@ class StoredReports:
             for p in parts:
                 prev = -1
                 count = 0
-                for u in _user_chunks(p):
+                for u in user_chunks(p):
                     if u.size == 0:
                         continue
                     if u[0] <= prev or (u.size > 1 and np.any(np.diff(u) <= 0)):

@@ -27,16 +27,16 @@ from .reportstore import (
     STORE_FORMAT,
     STORE_TYPE,
     StoredReports,
-    _batch_name,
-    _file_name,
-    _pa,
-    _plan_types,
-    _read_json,
-    _schema,
-    _user_chunks,
-    _user_dtype,
+    arrow_modules,
+    arrow_schema,
+    batch_name,
+    file_name,
     open_store,
     plan_digest,
+    plan_types,
+    read_json,
+    user_chunks,
+    users_dtype,
 )
 
 __all__ = ["append_batch"]
@@ -95,7 +95,7 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
     ldp.oracles.ReportsFileError
         ``directory`` holds something other than a valid store.
     """
-    _, pq = _pa()
+    _, pq = arrow_modules()
     root = Path(directory)
     plan = reports.plan
     if plan.n is None or plan.seed is None:
@@ -103,7 +103,7 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
     meta = _store_meta(reports)
     store_json = root / "store.json"
     if store_json.exists():
-        have = _read_json(store_json, STORE_TYPE)
+        have = read_json(store_json, STORE_TYPE)
         if have.get("plan_digest") != meta["plan_digest"] or have.get("protocol") != meta["protocol"]:
             raise ValueError(f"the store in {os.fspath(root)!r} holds reports of another plan; every batch must "
                              "be privatized with the same published plan")
@@ -116,21 +116,21 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
     batch = _reserve(root / "batches")
     files = []
     digest = meta["plan_digest"]
-    udt = _user_dtype(plan)
-    types = _plan_types(plan)
-    pa = _pa()[0]
+    udt = users_dtype(plan)
+    types = plan_types(plan)
+    pa = arrow_modules()[0]
     try:
         for g in range(plan.n_groups):
             users = reports.users[reports.labels == g]
             if users.size == 0:
                 continue
-            schema = _schema(udt, types[g], {"plan_digest": digest, "group": g, "batch": batch})
+            schema = arrow_schema(udt, types[g], {"plan_digest": digest, "group": g, "batch": batch})
             columns = [_to_arrow(pa, users.astype(udt))]
             for r, slot in zip(reports.group_reports(g), types[g]):
                 for name, _ in slot:
                     columns.append(_to_arrow(pa, r.arrays[name]))
             table = pa.Table.from_arrays(columns, schema=schema)
-            rel = _file_name(g, batch)
+            rel = file_name(g, batch)
             target = root / rel
             with atomic_path(target, sync=True) as tmp:
                 pq.write_table(table, tmp, row_group_size=int(chunk), compression="zstd", compression_level=1,
@@ -138,11 +138,11 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
                                column_encoding={"user": "DELTA_BINARY_PACKED"})
             files.append({"group": g, "file": rel, "rows": int(users.size), "first_user": int(users[0]),
                           "last_user": int(users[-1]), "bytes": target.stat().st_size})
-        _write_json(root / "batches" / f"{_batch_name(batch)}.json",
+        _write_json(root / "batches" / f"{batch_name(batch)}.json",
                     {"type": BATCH_TYPE, "format": STORE_FORMAT, "batch": batch, "plan_digest": digest,
                      "users": int(reports.n), "files": files})
     finally:
-        (root / "batches" / f"{_batch_name(batch)}.lock").unlink(missing_ok=True)
+        (root / "batches" / f"{batch_name(batch)}.lock").unlink(missing_ok=True)
     return batch
 
 
@@ -156,13 +156,13 @@ def _reserve(folder: Path) -> int:
             b = max(b, int(stem) + 1)
     while True:
         try:
-            fd = os.open(folder / f"{_batch_name(b)}.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            fd = os.open(folder / f"{batch_name(b)}.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             b += 1
             continue
         os.close(fd)
-        if (folder / f"{_batch_name(b)}.json").exists():  # pragma: no cover - a writer finished meanwhile
-            os.unlink(folder / f"{_batch_name(b)}.lock")
+        if (folder / f"{batch_name(b)}.json").exists():  # pragma: no cover - a writer finished meanwhile
+            os.unlink(folder / f"{batch_name(b)}.lock")
             b += 1
             continue
         return b
@@ -177,7 +177,7 @@ def _check_new_users(existing: StoredReports, reports) -> None:
         for part in existing.partitions(g):
             if part.last_user < new[0] or part.first_user > new[-1]:
                 continue  # disjoint ranges: no common user
-            for users in _user_chunks(part):
+            for users in user_chunks(part):
                 common = np.intersect1d(users, new, assume_unique=True)
                 if common.size:
                     raise ValueError(f"user {int(common[0])} is already in the store (batch {part.batch}); "
