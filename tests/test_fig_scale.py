@@ -1,8 +1,12 @@
 """Chapter 10's figures (cost growth, FLH's accuracy price) and their claims (ldp.figures.scale)."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from ldp.figures import flh_price as P
 from ldp.figures import scale_cost as F
@@ -77,3 +81,20 @@ def test_claims(tmp_path):
     quick = store_with(tmp_path / "quick", figures={P.NAME: P.frame(price_summary())},
                        parameters={F.CHAPTER: {"n_price": 100_000, "epsilons": EPS, "price_pools": [4096]}})
     assert not decide("ours-flh-f1-within-005", quick)["covered"]
+
+
+def test_readme_scale_table_is_the_benchmark_csv():
+    """README's 'At scale' table states exactly the committed benchmark rows (time, peak memory, F1)."""
+    root = Path(__file__).resolve().parents[1]
+    bench = pd.read_csv(root / "benchmarks" / "results" / "bench_scale.csv")
+    text = (root / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| users n | OLH (the paper's oracle)"):].split("\n\n")[0].splitlines()[2:]
+    oracles = ["OLH", "FLH:1024", "FLH:4096", "FLH:16384"]
+    assert len(table) == bench["n"].nunique() == 4 and len(bench) == 16
+    for line, n in zip(table, sorted(bench["n"].unique())):
+        for cell, oracle in zip(line.strip("|").split("|")[1:], oracles):
+            row = bench[(bench["n"] == n) & (bench["oracle"] == oracle)].iloc[0]
+            seconds, gib, f1 = re.fullmatch(r"\s*([\d,.]+) s, ([\d.]+) GiB, F1 ([\d.]+)\s*", cell).groups()
+            assert float(seconds.replace(",", "")) == pytest.approx(row["t_aggregate_s"], rel=0.01, abs=0.01)
+            assert float(gib) == pytest.approx(row["rss_aggregate_mb"] / 1024, abs=0.0051)
+            assert float(f1) == pytest.approx(row["f1"], abs=0.0051)  # printed to 2 digits
