@@ -19,7 +19,10 @@ L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
       ``reporting`` (claims, decision rules, shared measures, evaluation and
       the report), which never import ``figures``
 L7    ``experiments``: grids of runs, the results cache, summaries
-L6    ``datasets``: synthetic (Zipf, exponential), URL and AOL data
+L6    ``attacks``: fake users' reports (input manipulation, random
+      perturbed values, maximal gain), how many it takes to plant a value,
+      and the server's checks; ``datasets``: synthetic (Zipf, exponential),
+      URL and AOL data (the two import neither each other)
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
 L4    ``client``: the user's device (a value and OS randomness in, wire
       bytes out) and the wire format a server checks; ``engines``: where
@@ -76,7 +79,7 @@ _LAZY = {
     "SFP": "ldp.protocols",
 }
 _SUBMODULES = {"values", "validation", "randomness", "oracles", "analysis", "core", "client", "engines",
-               "protocols", "metrics", "datasets", "experiments", "plotting", "reporting", "figures"}
+               "protocols", "metrics", "attacks", "datasets", "experiments", "plotting", "reporting", "figures"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 

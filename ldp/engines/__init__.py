@@ -29,7 +29,8 @@ Modules: :mod:`~ldp.engines.base` (the :class:`SupportSource` interface),
 :mod:`~ldp.engines.reports` (:class:`ReportSupport`), :mod:`~ldp.engines.stream`
 (:class:`StreamSupport`), :mod:`~ldp.engines.cluster` (:class:`DaskSupport`),
 :mod:`~ldp.engines.counts` (:class:`CountSupport`, :func:`prepare`),
-:mod:`~ldp.engines.sampling` (the sparse exact binomial draws).
+:mod:`~ldp.engines.sampling` (the sparse exact binomial draws), :mod:`~ldp.engines.crafted`
+(:class:`CraftedUsers`: users whose reports are crafted, for the attacks of :mod:`ldp.attacks`).
 
 Laws of the aggregated quantities
 ---------------------------------
@@ -144,8 +145,9 @@ References
 from .base import Selection, SupportSource
 from .cluster import DaskSupport, report_source, scheduler_client
 from .counts import CountSupport, prepare
+from .crafted import CraftedUsers
 from .reports import ReportSupport
-from .sampling import binomial_tail_table, iid_binomial_top
+from .sampling import binomial_tail_table, iid_binomial_top, sum_tail_table
 from .stream import StreamSupport
 
 __all__ = [
@@ -157,7 +159,9 @@ __all__ = [
     "scheduler_client",
     "report_source",
     "CountSupport",
+    "CraftedUsers",
     "prepare",
     "binomial_tail_table",
     "iid_binomial_top",
+    "sum_tail_table",
 ]

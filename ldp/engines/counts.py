@@ -8,10 +8,12 @@ from functools import lru_cache, partial
 
 import numpy as np
 from numba import njit
+from scipy import stats
 
 from ..core import Dataset, Plan, Question, select_top
 from ..values import as_values, match_sorted, value_keys
 from .base import Selection, SupportSource
+from .crafted import CraftedUsers
 from .sampling import iid_binomial_top
 
 __all__ = ["CountSupport", "prepare"]
@@ -162,19 +164,34 @@ class CountSupport(SupportSource):
         Stream for the supports.
     rng_keys : numpy.random.Generator
         Stream for the tie-breaking keys.
+    crafted : CraftedUsers, optional
+        Users whose reports are crafted (:mod:`ldp.engines.crafted`): they count
+        among the group sizes, not in the honest tally, and their supports are
+        added as that module states.
     """
 
     engine = "counts"
 
     def __init__(self, data: Dataset, labels: np.ndarray, plan: Plan, *, rng_draw: np.random.Generator,
-                 rng_keys: np.random.Generator):
+                 rng_keys: np.random.Generator, crafted: CraftedUsers | None = None):
         G = plan.n_groups
         sizes = np.bincount(labels, minlength=G)
         super().__init__(plan, sizes, rng=rng_keys)
         self.data = data
         self.draw = rng_draw
-        #: true counts of each distinct value in each group, shape ``(groups, distinct values)``
+        #: true counts of each distinct value in each group among the honest users, shape ``(groups, distinct values)``
         self.gcounts = _count_groups(labels, data.user_index, G, data.n_distinct)
+        self.crafted = crafted
+        #: crafted users per group (all 0 without ``crafted``)
+        self.crafted_sizes = np.zeros(G, dtype=np.int64)
+        self._honest_total = None
+        if crafted is not None and crafted.users.size:
+            if crafted.users[-1] >= labels.shape[0]:
+                raise ValueError(f"crafted users must be plan indices below n = {labels.shape[0]}")
+            cl = labels[crafted.users]
+            self.crafted_sizes = np.bincount(cl, minlength=G).astype(np.int64)
+            np.subtract.at(self.gcounts, (cl.astype(np.int64), data.user_index[crafted.users]), 1)
+            self._honest_total = self.gcounts.sum(axis=0)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
         # pair() needs, their split over the groups, and the tallies of the run's channel questions.
         self._memory: dict = {}
@@ -186,7 +203,7 @@ class CountSupport(SupportSource):
     def _row(self, groups) -> np.ndarray:
         groups = tuple(groups)
         if len(groups) == self.plan.n_groups:
-            return self.data.distinct_counts
+            return self.data.distinct_counts if self._honest_total is None else self._honest_total
         if len(groups) == 1:
             return self.gcounts[groups[0]]
         return self.gcounts[list(groups)].sum(axis=0)
@@ -222,6 +239,44 @@ class CountSupport(SupportSource):
         o = np.argsort(idx, kind="stable")
         return idx[o], cnt[o]
 
+    # -- crafted reports (ldp.engines.crafted) ---------------------------------
+    def _crafted_in(self, groups, question) -> tuple[int, float]:
+        """Crafted users in ``groups`` and the probability their ``question`` report supports an unmarked answer."""
+        if self.crafted is None:
+            return 0, 0.0
+        f = int(self.crafted_sizes[list(groups)].sum())
+        return f, (float(self.crafted.rho[question]) if f else 0.0)
+
+    def _marked_counts(self, groups, question, cands):
+        """Positions in ``cands`` of the question's marked answers and their exact crafted supports."""
+        hit = self.crafted.marked.get(question) if self.crafted is not None else None
+        if hit is None or hit[0].shape[0] == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        answers, counts = hit
+        idx = cands.index_of(answers)
+        F = np.asarray(counts)[list(groups)].sum(axis=0).astype(np.int64)
+        ok = idx >= 0
+        idx, F = idx[ok], F[ok]
+        o = np.argsort(idx, kind="stable")
+        return idx[o], F[o]
+
+    def _with_crafted(self, groups, question, cands, f: int, rho: float):
+        """The honest-held and marked candidates, with their (holder, non-holder, crafted) supports."""
+        N = self.n_users(groups)
+        o = question.oracle()
+        h_idx, h_cnt = self._candidate_counts(groups, question, cands)
+        m_idx, m_F = self._marked_counts(groups, question, cands)
+        idx = np.union1d(h_idx, m_idx).astype(np.int64)
+        cnt = np.zeros(idx.shape[0], dtype=np.int64)
+        cnt[np.searchsorted(idx, h_idx)] = h_cnt
+        marked = np.zeros(idx.shape[0], dtype=bool)
+        marked[np.searchsorted(idx, m_idx)] = True
+        hold = self.draw.binomial(cnt, o.p)  # law 1, honest holders
+        non = self.draw.binomial(N - f - cnt, o.q)  # law 1, the other honest users
+        craft = np.asarray(self.draw.binomial(f, rho, size=idx.shape[0]), dtype=np.int64)  # unmarked: Bin(f, rho)
+        craft[marked] = m_F  # marked: the exact crafted supports
+        return idx, cnt, hold, non, craft
+
     # -- draws -------------------------------------------------------------
     def flh_tally(self, groups, question: Question) -> np.ndarray:
         """FLH: the tally ``T[j, y]`` of the reports of ``groups`` to ``question``, drawn once per run (law 4).
@@ -242,6 +297,13 @@ class CountSupport(SupportSource):
             return question.oracle().support_from_tally(self.flh_tally(groups, question), cands.values())
         N = self.n_users(groups)
         o = question.oracle()
+        f, rho = self._crafted_in(groups, question)
+        if f:
+            out = (self.draw.binomial(N - f, o.q, size=cands.size)
+                   + self.draw.binomial(f, rho, size=cands.size)).astype(np.int64)
+            idx, _, hold, non, craft = self._with_crafted(groups, question, cands, f, rho)
+            out[idx] = hold + non + craft
+            return out
         idx, cnt = self._candidate_counts(groups, question, cands)
         out = self.draw.binomial(N, o.q, size=cands.size).astype(np.int64)  # law 1, N_c = 0
         out[idx] = self.draw.binomial(cnt, o.p) + self.draw.binomial(N - cnt, o.q)  # law 1
@@ -255,15 +317,23 @@ class CountSupport(SupportSource):
                                     min_support=min_support)
         N = self.n_users(groups)
         o = question.oracle()
-        nz_idx, nz_cnt = self._candidate_counts(groups, question, cands)
-        hold = self.draw.binomial(nz_cnt, o.p)  # law 1, holders
-        non = self.draw.binomial(N - nz_cnt, o.q)  # law 1, the others
+        f, rho = self._crafted_in(groups, question)
+        if f:
+            nz_idx, _, hold, non, craft = self._with_crafted(groups, question, cands, f, rho)
+            non = non + craft  # everything but the honest holders' successes
+            extra = None if _same(rho, o.q) else (f, rho)  # rho = q: the crafted users are law-1 non-holders
+            n_zero = N - f if extra else N
+        else:
+            nz_idx, nz_cnt = self._candidate_counts(groups, question, cands)
+            hold = self.draw.binomial(nz_cnt, o.p)  # law 1, holders
+            non = self.draw.binomial(N - nz_cnt, o.q)  # law 1, the others
+            extra, n_zero, craft = None, N, None
         # zero class: candidates nobody in the groups holds
         bsize = cands.size if block is None else int(block)
         nb = cands.size // bsize
         nz_blk = nz_idx // bsize
         N0 = bsize - np.bincount(nz_blk, minlength=nb)
-        got, zval = iid_binomial_top(N0, N, o.q, K, rng=self.draw, min_support=min_support)
+        got, zval = iid_binomial_top(N0, n_zero, o.q, K, rng=self.draw, min_support=min_support, extra=extra)
         z_idx = np.empty(zval.shape[0], dtype=np.int64)
         pos = 0
         blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))
@@ -281,9 +351,39 @@ class CountSupport(SupportSource):
         sel = select_top(all_sup, keys, K, blocks=blocks, min_support=min_support)
         if remember:
             all_hold = np.concatenate([hold, np.zeros(zval.shape[0], dtype=hold.dtype)])
-            self._memory[question] = dict(values=cands.values_at(all_idx[sel]), hold=all_hold[sel],
-                                          non=(all_sup - all_hold)[sel], groups=tuple(groups))
+            mem = dict(values=cands.values_at(all_idx[sel]), hold=all_hold[sel], non=(all_sup - all_hold)[sel],
+                       groups=tuple(groups))
+            if craft is not None:  # the crafted part of each selected support, for pair()
+                z_craft = self._crafted_part(zval, N - f, o.q, f, rho)
+                all_craft = np.concatenate([craft, z_craft]).astype(np.int64)[sel]
+                mem.update(non=mem["non"] - all_craft, craft=all_craft,
+                           marked=np.concatenate([np.ones(craft.shape[0], bool), np.zeros(zval.shape[0], bool)])[sel]
+                           & self._is_marked(question, cands.values_at(all_idx[sel])))
+            self._memory[question] = mem
         return Selection(all_idx[sel], all_sup[sel], N)
+
+    def _crafted_part(self, total: np.ndarray, n: int, q: float, f: int, rho: float) -> np.ndarray:
+        """The crafted users' share of supports ``total ~ Bin(n, q) + Bin(f, rho)``, drawn given the totals."""
+        if total.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        if _same(rho, q):  # successes uniform among the n + f users: hypergeometric
+            return self.draw.hypergeometric(f, n, total).astype(np.int64)
+        sd = np.sqrt(f * rho * (1 - rho))  # P(Y = y | X + Y = t) on Y's mean +- 40 sd (+- 60)
+        y = np.arange(max(0, int(f * rho - 40 * sd - 60)), min(f, int(f * rho + 40 * sd + 60)) + 1)
+        t = np.asarray(total, dtype=np.int64)[:, None]
+        w = stats.binom.logpmf(y[None, :], f, rho) + stats.binom.logpmf(t - y[None, :], n, q)
+        w = np.exp(w - w.max(axis=1, keepdims=True))
+        cdf = np.cumsum(w, axis=1)
+        u = self.draw.random(t.shape[0]) * cdf[:, -1]
+        return y[np.minimum((cdf < u[:, None]).sum(axis=1), y.shape[0] - 1)].astype(np.int64)
+
+    def _is_marked(self, question, values) -> np.ndarray:
+        hit = self.crafted.marked.get(question) if self.crafted is not None else None
+        if hit is None or hit[0].shape[0] == 0 or values.shape[0] == 0:
+            return np.zeros(values.shape[0], dtype=bool)
+        keys = value_keys(hit[0])
+        order = np.argsort(keys, kind="stable")
+        return match_sorted(hit[0][order], values) >= 0
 
     # -- SPM pairs ----------------------------------------------------------
     def _group_pattern_counts(self, g, q, patterns_sorted):
@@ -293,7 +393,7 @@ class CountSupport(SupportSource):
         return np.bincount(pos[ok], weights=cnt[ok], minlength=patterns_sorted.shape[0]).round().astype(np.int64)
 
     def _split(self, q: Question):
-        """Per-group (holder, non-holder) successes of the remembered patterns of ``q``."""
+        """Per-group (holder, non-holder, crafted) successes of the remembered patterns of ``q``."""
         hit = self._splits.get(q)
         if hit is not None:
             return hit
@@ -306,10 +406,14 @@ class CountSupport(SupportSource):
         groups = mem["groups"]
         held = np.stack([self._group_pattern_counts(g, q, srt) for g in groups])  # (G_q, P)
         held = held[:, np.argsort(order)]  # back to the remembered order
-        sizes = np.array([self.sizes[g] for g in groups])[:, None]
+        sizes = np.array([self.sizes[g] - self.crafted_sizes[g] for g in groups])[:, None]  # honest users
         nonh = sizes - held
         split = []
-        for succ, pop in ((mem["hold"].astype(np.int64), held), (mem["non"].astype(np.int64), nonh)):
+        parts_in = [(mem["hold"].astype(np.int64), held), (mem["non"].astype(np.int64), nonh)]
+        if "craft" in mem:  # unmarked patterns: the crafted successes are a uniform subset of the crafted users
+            fpop = np.broadcast_to(self.crafted_sizes[list(groups)][:, None], held.shape)
+            parts_in.append((np.where(mem["marked"], 0, mem["craft"]), fpop))
+        for succ, pop in parts_in:
             rem_pop = pop.sum(axis=0)
             rem = succ.copy()
             parts = []
@@ -322,8 +426,16 @@ class CountSupport(SupportSource):
                 rem = rem - x
                 rem_pop = rem_pop - pop[i]
             split.append(np.stack(parts))
-        hold_parts, non_parts = split
-        res = {"values": vals, "groups": groups, "hold": hold_parts, "non": non_parts}
+        hold_parts, non_parts = split[:2]
+        craft_parts = split[2] if len(split) > 2 else np.zeros_like(hold_parts)
+        if self.crafted is not None and "craft" in mem and mem["marked"].any():  # marked: exact crafted supports
+            answers, counts = self.crafted.marked[q]
+            keys = value_keys(answers)
+            order = np.argsort(keys, kind="stable")
+            mk = np.flatnonzero(mem["marked"])
+            pos = order[match_sorted(answers[order], vals[mk])]
+            craft_parts[:, mk] = np.asarray(counts)[list(groups)][:, pos]
+        res = {"values": vals, "groups": groups, "hold": hold_parts, "non": non_parts, "craft": craft_parts}
         self._splits[q] = res
         return res
 
@@ -336,12 +448,12 @@ class CountSupport(SupportSource):
         if np.any(where < 0):
             raise ValueError("pair() patterns must be among the patterns selected by top(remember=True)")
         j = order[where]
-        return sp["hold"][gi, j], sp["non"][gi, j]
+        return sp["hold"][gi, j], sp["non"][gi, j], sp["craft"][gi, j]
 
     def pair(self, group, qa, qb, A, B):
-        xA, xAbar = self._lookup(qa, group, A)
-        yB, yBbar = self._lookup(qb, group, B)
-        Ng = self.sizes[group]
+        xA, xAbar, xF = self._lookup(qa, group, A)
+        yB, yBbar, yF = self._lookup(qb, group, B)
+        Ng = self.sizes[group] - self.crafted_sizes[group]  # honest users of the group
         # joint counts in the group
         row = self.gcounts[group]
         ans_a = self._tally(qa).answers
@@ -382,4 +494,33 @@ class CountSupport(SupportSource):
         y_AbBb = yBb_ - y_ABb
         I = (hg(x_AB, AB - x_AB, y_AB) + hg(x_ABb, ABb - x_ABb, y_ABb)
              + hg(x_AbB, AbB - x_AbB, y_AbB) + hg(x_AbBb, AbBb - x_AbBb, y_AbBb))
-        return (xA + xAbar).astype(np.int64), (yB + yBbar).astype(np.int64), I.astype(np.int64)
+        fg = int(self.crafted_sizes[group])
+        if fg:  # crafted users: overlap of the two supporting sets (independent reports), exact where both are marked
+            I = I + self._crafted_pairs(group, qa, qb, A, B, xF, yF, fg)
+        return ((xA + xAbar + xF).astype(np.int64), (yB + yBbar + yF).astype(np.int64), I.astype(np.int64))
+
+    def _crafted_pairs(self, group, qa, qb, A, B, xF, yF, fg) -> np.ndarray:
+        shape = (A.shape[0], B.shape[0])
+        out = self.draw.hypergeometric(np.broadcast_to(xF[:, None], shape), fg - np.broadcast_to(xF[:, None], shape),
+                                       np.broadcast_to(yF[None, :], shape)).astype(np.int64)
+        crafted = self.crafted
+        joint = crafted.joint.get((group, qa, qb)) if crafted is not None else None
+        if crafted is not None and joint is not None and qa in crafted.marked and qb in crafted.marked:
+            ma, mb = crafted.marked[qa][0], crafted.marked[qb][0]
+            ia, ib = _positions(ma, A), _positions(mb, B)  # marked answer -> position in A / B (or -1)
+            ka, kb = np.flatnonzero(ia >= 0), np.flatnonzero(ib >= 0)
+            if ka.size and kb.size:
+                out[np.ix_(ia[ka], ib[kb])] = np.asarray(joint)[np.ix_(ka, kb)]
+        return out
+
+
+def _same(a: float, b: float) -> bool:
+    """``a == b`` up to rounding (a mean of equal probabilities)."""
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+def _positions(answers: np.ndarray, patterns: np.ndarray) -> np.ndarray:
+    """Position of each of ``answers`` in ``patterns`` (``-1`` if absent)."""
+    order = np.argsort(value_keys(patterns), kind="stable")
+    pos = match_sorted(patterns[order], answers)
+    return np.where(pos >= 0, order[np.maximum(pos, 0)], -1)

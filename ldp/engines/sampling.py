@@ -1,4 +1,9 @@
-"""Exact sparse draws from the binomial: the top of many i.i.d. ``Bin(n, q)`` supports (law 1, :mod:`ldp.engines`)."""
+"""Exact sparse draws from the binomial: the top of many i.i.d. ``Bin(n, q)`` supports (law 1, :mod:`ldp.engines`).
+
+With crafted reports among the users (:class:`ldp.engines.CraftedUsers`), a
+candidate nobody holds has support ``Bin(n, q) + Bin(f, rho)``: the same
+sampler runs on the tail table of that sum (:func:`sum_tail_table`).
+"""
 from __future__ import annotations
 
 import math
@@ -7,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
-__all__ = ["binomial_tail_table", "iid_binomial_top"]
+__all__ = ["binomial_tail_table", "sum_tail_table", "iid_binomial_top"]
 
 
 @lru_cache(maxsize=128)
@@ -35,6 +40,37 @@ def binomial_tail_table(n: int, q: float):
     return lo, S, C
 
 
+@lru_cache(maxsize=128)
+def sum_tail_table(n: int, q: float, f: int, rho: float):
+    """Tail probabilities of ``X + Y`` with ``X ~ Bin(n, q)`` and ``Y ~ Bin(f, rho)`` independent.
+
+    The same ``(lo, S, C)`` layout as :func:`binomial_tail_table`: the pmf of
+    the sum is the convolution of the two pmfs, each where it is at least
+    ``1e-60`` of its largest value (the mass left out is below ``1e-55``);
+    ``S`` (upper tail) is summed from the top and ``C`` (lower tail) from the
+    bottom, so both tails keep their relative accuracy.
+    """
+    parts = []
+    for nn, pp in ((int(n), float(q)), (int(f), float(rho))):
+        sd = math.sqrt(nn * pp * (1 - pp))
+        a = max(0, int(math.floor(nn * pp - 40 * sd - 60)))
+        b = min(nn, int(math.ceil(nn * pp + 40 * sd + 60)))
+        pmf = stats.binom.pmf(np.arange(a, b + 1), nn, pp)
+        keep = np.flatnonzero(pmf >= 1e-60 * pmf.max())  # the mass left out is below 1e-55: treated as 0
+        parts.append((a + keep[0], pmf[keep[0]:keep[-1] + 1]))
+    lo = parts[0][0] + parts[1][0]
+    pmf = np.convolve(parts[0][1], parts[1][1])
+    S = np.r_[np.cumsum(pmf[::-1])[::-1], 0.0]  # S[t - lo] = P(X + Y >= t), t = lo .. hi + 1
+    C = np.r_[0.0, np.cumsum(pmf)]  # C[t - lo] = P(X + Y < t)
+    S[0], C[0] = 1.0, 0.0
+    S[-1], C[-1] = 0.0, 1.0
+    S = np.clip(np.minimum.accumulate(S), 0.0, 1.0)
+    C = np.clip(np.maximum.accumulate(C), 0.0, 1.0)
+    S.flags.writeable = False
+    C.flags.writeable = False
+    return lo, S, C
+
+
 def _band_values(S, C, a, b, *, rng):
     """Draw one value of ``X`` conditioned on ``a <= X < b`` per entry (table indices)."""
     u = rng.random(a.shape[0])
@@ -55,7 +91,7 @@ def _band_values(S, C, a, b, *, rng):
 
 
 def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random.Generator,
-                     min_support: int | None = None):
+                     min_support: int | None = None, extra: tuple[int, float] | None = None):
     """The largest of ``N0[b]`` i.i.d. ``Bin(n, q)`` supports, for each block ``b``.
 
     Draws, exactly, every member at or above a random threshold ``t_b``
@@ -74,6 +110,10 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random
         Stream of the draws.
     min_support : int, optional
         Also draw every member at or above this support (threshold mode).
+    extra : (int, float), optional
+        ``(f, rho)``: each support is ``Bin(n, q) + Bin(f, rho)`` instead
+        (:func:`sum_tail_table`; crafted reports that support a candidate
+        with probability ``rho``).
 
     Returns
     -------
@@ -84,7 +124,10 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random
     """
     N0 = np.asarray(N0, dtype=np.int64)
     B = N0.shape[0]
-    lo, S, C = binomial_tail_table(int(n), float(q))
+    if extra is None or int(extra[0]) == 0:
+        lo, S, C = binomial_tail_table(int(n), float(q))
+    else:
+        lo, S, C = sum_tail_table(int(n), float(q), int(extra[0]), float(extra[1]))
     top = S.shape[0] - 1  # index of t = hi + 1
     cur = np.full(B, top, dtype=np.int64)
     R = N0.copy()

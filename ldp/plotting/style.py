@@ -58,6 +58,7 @@ METHOD_STYLE: dict[str, dict[str, str]] = {
     "SFP": {"color": "#8c564b", "marker": "v"},
     # frequency oracles
     "GRR": {"color": "#ff7f0e", "marker": "P"},
+    "OUE": {"color": "#e6550d", "marker": "p"},
     "OLH": {"color": "#17becf", "marker": "*"},
     "HR": {"color": "#e377c2", "marker": "h"},
     "CMS": {"color": "#bcbd22", "marker": "X"},

@@ -49,7 +49,7 @@ SECTIONS = {
     "4": "Section 4: PEM and its analysis (with the appendix)",
     "5": "Section 5: validation of the analysis",
     "6": "Section 6: evaluation",
-    "7": "Section 7 and after: PEM against TreeHist and SFP, and at internet scale (rows marked ours: not the paper's)",
+    "7": "Section 7 and after: PEM against TreeHist and SFP, malicious users, scale (ours: not the paper's)",
 }
 
 

@@ -65,6 +65,10 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
         "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count"),
                               "mean number of values released in Figure 7 and the number truly above theta"),
     },
+    "09_malicious_users": {
+        "detector-runs": (("run", "alpha", "fpr", "honest"), "the detector's stated and measured false-positive rates"),
+        "done-when": (("kind", "runs", "planted"), "runs of 4 in which 1.5 % fake users plant a fresh target"),
+    },
 }
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

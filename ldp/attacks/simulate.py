@@ -1,0 +1,275 @@
+"""An attacked population, run with either engine at any fraction of fake users.
+
+A :class:`Scenario` fixes everything but the number of fake users: the
+protocol's published plan, the targets, and the order in which accounts turn
+fake (so ``f`` fake users are the first ``f`` of one order, :func:`ldp.attacks.fake_users`).
+Their crafted reports (:func:`ldp.attacks.fake_reports`) are made once, in
+chunks, as the runs need them, and serve both engines:
+
+* ``engine="protocol"``: the honest users privatize their values
+  (:meth:`~ldp.protocols.HeavyHitterProtocol.privatize`), the fake users'
+  reports are merged in (:meth:`~ldp.protocols.ProtocolReports.concat`) and
+  the server aggregates everything;
+* ``engine="counts"``: the count engine with crafted users
+  (:class:`ldp.engines.CraftedUsers`): the honest users' supports from their
+  exact laws, the crafted reports' supports of the targets' answers **counted**
+  on the crafted reports themselves, their supports of everything else drawn
+  with probability ``rho`` (:func:`ldp.attacks.crafting.report_rho`).  Exact
+  for input manipulation, for random perturbed values under OLH and for
+  maximal-gain reports with one target; with several targets the searched
+  seeds make ``rho`` an approximation (:mod:`ldp.engines.crafted`).
+
+The fake users replace honest users: the data set's users at their plan
+indices do not report (with a fraction ``beta`` of fake users, ``(1 - beta) n``
+honest users remain).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from ..core import Dataset, HeavyHitterResult, Plan, ProtocolReports, Question
+from ..engines import CountSupport, CraftedUsers, ReportSupport, SupportSource, prepare
+from ..metrics import f1
+from ..protocols import HeavyHitterProtocol
+from ..validation import check_fraction, check_int, check_rng
+from ..values import as_values, match_sorted, sort_unique, value_keys
+from .crafting import check_kind, report_rho, support_matrix
+from .fake import PLACEMENTS, fake_reports, fresh_targets, group_weights, placement_order
+
+__all__ = ["Attack", "Scenario", "Outcome", "planted"]
+
+#: fake users crafted together (the unit of lazy crafting)
+CHUNK = 8192
+
+
+@dataclass(frozen=True)
+class Attack:
+    """What the attacker does.
+
+    Parameters
+    ----------
+    kind : {"input", "RPA", "MGA"}
+        :mod:`ldp.attacks.crafting`.
+    targets : int or array_like
+        How many fresh targets (values nobody holds, :func:`ldp.attacks.fresh_targets`)
+        or the target values.
+    placement : {"plan", "chosen"}
+        :func:`ldp.attacks.fake_users`.
+    trials : int
+        Hash seeds each maximal-gain report tries (several targets, OLH and HR).
+    popular : array_like, optional
+        With ``"chosen"``: values the attacker knows to be frequent
+        (:func:`ldp.attacks.group_weights`).
+    """
+
+    kind: str = "MGA"
+    targets: object = 1
+    placement: str = "plan"
+    trials: int = 64
+    popular: object = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", check_kind(self.kind))
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {PLACEMENTS}, got {self.placement!r}")
+        check_int(self.trials, "trials", 1, 2**16)
+
+
+def planted(result: HeavyHitterResult, targets) -> int:
+    """How many of ``targets`` the release contains."""
+    t = as_values(targets, result.m, name="targets")
+    if len(result) == 0:
+        return 0
+    return int(np.count_nonzero(match_sorted(sort_unique(result.heavy_hitters), t) >= 0))
+
+
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """One attacked run: the release and what the attack did to it."""
+
+    result: HeavyHitterResult
+    targets: np.ndarray
+    fake: int
+    n: int
+    f1: float
+    planted: int
+    ranks: np.ndarray = field(repr=False)  # release rank (1 = first) of each target, 0 when not released
+
+    @property
+    def fraction(self) -> float:
+        """Share of the users that are fake."""
+        return self.fake / self.n
+
+
+class Scenario:
+    """One attacked population: a protocol, a data set, a plan, the targets and the fake users' order.
+
+    Parameters
+    ----------
+    protocol : HeavyHitterProtocol
+    data : Dataset or array_like
+        The honest users' values (``m`` bits); fake users replace some of them.
+    attack : Attack
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        The plan's public seed, the targets, the order of fake accounts and
+        the crafted reports (a simulation).
+    max_fraction : float, default 0.5
+        Most fake users any run may have, as a share of ``n``.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> data = ldp.datasets.exponential(n=100_000, m=64, rng=0)
+    >>> sc = ldp.attacks.Scenario(ldp.PEM(2.0, 16, 64), data, ldp.attacks.Attack("MGA", targets=1), rng=1)
+    >>> out = sc.run(0.05, rng=2)
+    >>> out.planted
+    1
+    """
+
+    def __init__(self, protocol: HeavyHitterProtocol, data, attack: Attack, *, rng=None, max_fraction: float = 0.5):
+        if not isinstance(protocol, HeavyHitterProtocol):
+            raise TypeError(f"protocol must be an ldp heavy-hitter protocol, got {type(protocol).__name__}")
+        if not isinstance(attack, Attack):
+            raise TypeError(f"attack must be an ldp.attacks.Attack, got {type(attack).__name__}")
+        self.protocol = protocol
+        self.data: Dataset = prepare(data, protocol.m)
+        self.attack = attack
+        self.max_fraction = check_fraction(max_fraction, "max_fraction", open_high=False)
+        s_plan, s_targets, s_order, self._s_craft = check_rng(rng).spawn(4)
+        self.plan: Plan = protocol.plan(self.data.n, rng=s_plan)
+        if isinstance(attack.targets, (int, np.integer)) and not isinstance(attack.targets, bool):
+            self.targets = fresh_targets(protocol.m, int(attack.targets), data=self.data, rng=s_targets)
+        else:
+            self.targets = sort_unique(as_values(attack.targets, protocol.m, name="targets"))
+        weights = None
+        if attack.placement == "chosen":
+            weights = group_weights(protocol, self.plan, self.targets, popular=attack.popular)
+        self.weights = weights
+        self.order = placement_order(self.plan, attack.placement, weights=weights,
+                                     rng=s_order)[:int(self.max_fraction * self.data.n)]
+        self.max_fake = int(self.order.shape[0])
+        self._position = np.full(self.data.n, -1, dtype=np.int64)
+        self._position[self.order] = np.arange(self.max_fake)
+        self._chunks: list[ProtocolReports] = []
+        self._ind: list[dict] = []  # per chunk: {(g, j): (order positions, support matrix on the marked answers)}
+        self._rho: list[dict] = []  # per chunk: {(g, j): (sum of per-report rho, reports)}
+        qs = {q for qs_ in self.plan.questions for q in qs_}
+        #: each question's marked answers: the targets' distinct answers
+        self.marked: dict[Question, np.ndarray] = {q: sort_unique(q.answer(self.targets, protocol.m)) for q in qs}
+
+    # -- fake users -------------------------------------------------------
+    def count(self, fake) -> int:
+        """Fake users for ``fake`` (a count, or a share of ``n`` as a float)."""
+        if isinstance(fake, (float, np.floating)):
+            fake = int(round(float(fake) * self.data.n))
+        return check_int(fake, "fake", 0, self.max_fake)
+
+    def users(self, fake) -> np.ndarray:
+        """Plan indices of the first ``fake`` fake users, increasing."""
+        return np.sort(self.order[:self.count(fake)])
+
+    def _craft(self, upto: int) -> None:
+        while len(self._chunks) * CHUNK < upto:
+            c = len(self._chunks)
+            users = np.sort(self.order[c * CHUNK:(c + 1) * CHUNK])
+            rep = fake_reports(self.protocol, self.plan, targets=self.targets, users=users, kind=self.attack.kind,
+                               rng=np.random.SeedSequence(self._s_craft.integers(0, 2**63), spawn_key=(c,)),
+                               trials=self.attack.trials)
+            ind, rho = {}, {}
+            for g, qs in enumerate(self.plan.questions):
+                gu = rep.users[rep.labels == g]
+                for j, q in enumerate(qs):
+                    r = rep.group_reports(g)[j]
+                    o = q.oracle()
+                    S = support_matrix(o, r, self.marked[q]) if r.n else np.zeros((0, len(self.marked[q])), bool)
+                    ind[g, j] = (self._position[gu], S)
+                    rho[g, j] = (report_rho(o, self.attack.kind, r) * r.n if r.n else 0.0, r.n)
+            self._chunks.append(rep)
+            self._ind.append(ind)
+            self._rho.append(rho)
+
+    def fake_reports(self, fake) -> ProtocolReports | None:
+        """The crafted reports of the first ``fake`` fake users (``None`` for none)."""
+        f = self.count(fake)
+        if f == 0:
+            return None
+        self._craft(f)
+        parts = []
+        for c, rep in enumerate(self._chunks):
+            if c * CHUNK >= f:
+                break
+            parts.append(rep if (c + 1) * CHUNK <= f else _subset(rep, self._position[rep.users] < f))
+        return ProtocolReports.concat(parts)
+
+    def crafted(self, fake) -> CraftedUsers | None:
+        """The count engine's view of the first ``fake`` fake users (:class:`ldp.engines.CraftedUsers`)."""
+        f = self.count(fake)
+        if f == 0:
+            return None
+        self._craft(f)
+        G = self.plan.n_groups
+        marked: dict = {}
+        rho: dict = {}
+        joint: dict = {}
+        used = [c for c in range(len(self._chunks)) if c * CHUNK < f]
+        for g, qs in enumerate(self.plan.questions):
+            rows = []
+            for j, q in enumerate(qs):
+                S = np.concatenate([self._ind[c][g, j][1][self._ind[c][g, j][0] < f] for c in used])
+                rows.append(S)
+                if q not in marked:
+                    marked[q] = (self.marked[q], np.zeros((G, len(self.marked[q])), dtype=np.int64))
+                marked[q][1][g] = S.sum(axis=0)
+                tot, cnt = rho.get(q, (0.0, 0))
+                add = [self._rho[c][g, j] for c in used]
+                rho[q] = (tot + sum(a for a, _ in add), cnt + sum(b for _, b in add))
+            for (ja, Sa), (jb, Sb) in combinations(enumerate(rows), 2):
+                # counts below 2**53: the float product (BLAS) is exact
+                joint[g, qs[ja], qs[jb]] = np.rint(Sa.T.astype(np.float64) @ Sb.astype(np.float64)).astype(np.int64)
+        rho_q = {q: (t / c if c else 0.0) for q, (t, c) in rho.items()}
+        return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint)
+
+    # -- runs ---------------------------------------------------------------
+    def source(self, fake, *, engine: str = "counts", rng=None) -> SupportSource:
+        """The support source of a run with ``fake`` fake users (a count or a share of ``n``)."""
+        f = self.count(fake)
+        s_a, s_b = check_rng(rng).spawn(2)
+        if engine == "counts":
+            return CountSupport(self.data, self.plan.labels(), self.plan, rng_draw=s_a, rng_keys=s_b,
+                                crafted=self.crafted(f))
+        if engine != "protocol":
+            raise ValueError(f"engine must be 'counts' or 'protocol', got {engine!r}")
+        honest = np.setdiff1d(np.arange(self.data.n), self.users(f), assume_unique=True)
+        s_priv, s_agg = s_a, s_b
+        parts = [self.protocol.privatize(self.data.values[honest], plan=self.plan, users=honest, rng=s_priv)]
+        fake_part = self.fake_reports(f)
+        if fake_part is not None:
+            parts.append(fake_part)
+        return ReportSupport(ProtocolReports.concat(parts), rng=s_agg)
+
+    def run(self, fake, *, engine: str = "counts", rng=None) -> Outcome:
+        """Aggregate a run with ``fake`` fake users: the release and what the attack did to it."""
+        f = self.count(fake)
+        res = self.protocol.identify(self.source(f, engine=engine, rng=rng))
+        k = self.protocol.k
+        hh = res.heavy_hitters
+        ranks = np.zeros(self.targets.shape[0], dtype=np.int64)
+        if len(res):
+            keys = value_keys(hh)
+            order = np.argsort(keys, kind="stable")
+            pos = match_sorted(hh[order], self.targets)
+            ranks = np.where(pos >= 0, order[np.maximum(pos, 0)] + 1, 0)
+        return Outcome(res, self.targets, f, self.data.n, f1(self.data.top(min(k, self.data.n_distinct)), hh),
+                       int(np.count_nonzero(ranks)), ranks)
+
+
+def _subset(rep: ProtocolReports, keep: np.ndarray) -> ProtocolReports:
+    """The reports of the users ``keep`` (a mask over ``rep.users``) select."""
+    rows = []
+    for g in range(rep.plan.n_groups):
+        m = keep[rep.labels == g]
+        rows.append([r[m] for r in rep.group_reports(g)])
+    return ProtocolReports(rep.protocol, rep.params, rep.plan, rep.labels[keep], rows, users=rep.users[keep])
