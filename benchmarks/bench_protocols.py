@@ -12,7 +12,8 @@ Usage::
 
 Columns: ``counts ms`` (median over ``--reps`` runs after one warm-up run),
 ``protocol s`` (one run: privatize + aggregate), ``hashes`` (hash evaluations
-of the protocol engine's aggregation: sum over steps of reports x candidates),
+of the protocol engine's aggregation: sum over steps of reports x candidates;
+for FLH, pool size x candidates),
 and F1 of the last run of each engine.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ldp import datasets, metrics
 def protocols(k: int, m: int, eps: float, limit: int):
     return {
         "PEM": ldp.PEM(eps, k, m, query_limit=limit),
+        "PEM (FLH, h = 4096)": ldp.PEM(eps, k, m, query_limit=limit, oracle="FLH", pool_size=4096),
         "SPM": ldp.SPM(eps, k, m, query_limit=limit),
         "SPM (partition 10%)": ldp.SPM(eps, k, m, query_limit=limit, final_fraction=0.1),
         "MCM": ldp.MCM(eps, k, m, query_limit=limit),
@@ -42,10 +44,16 @@ def protocols(k: int, m: int, eps: float, limit: int):
 
 
 def hash_evaluations(result) -> int:
-    """Reports x candidates summed over the aggregation steps (pairs: 2 x users x |C_alpha|)."""
+    """Reports x candidates summed over the aggregation steps (pairs: 2 x users x |C_alpha|).
+
+    FLH: pool size x candidates per group of a step (the reports are only tallied).
+    """
     total = 0
+    h = int(result.params.get("pool_size") or 0)
     for r in result.rounds:
-        if r.kind == "candidates" and result.protocol == "SPM":
+        if h:
+            total += h * r.n_candidates * len(r.groups)
+        elif r.kind == "candidates" and result.protocol == "SPM":
             total += 2 * r.n_users * int(np.sqrt(r.n_candidates / max(len(r.groups), 1)))
         else:
             total += r.n_users * r.n_candidates

@@ -28,12 +28,13 @@ L6    ``attacks``: fake users' reports (input manipulation, random
 L5    ``protocols``: PEM, SPM, MCM, strawman, TreeHist, SFP on one base
 L4    ``client``: the user's device (a value and OS randomness in, wire
       bytes out) and the wire format a server checks; ``engines``: where
-      the support counts come from (reports or counts)
-L3    ``core``: question and plan, candidates, selection, results, and the
-      ``Dataset`` tally type
+      the support counts come from (reports in memory, streamed from a
+      report store or counted on a dask cluster, or counts)
+L3    ``core``: question and plan, candidates, selection, results, the
+      ``Dataset`` tally type, protocol reports in memory and on disk
 L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
       the appendix, the Monte Carlo of the section 4.2.3 model
-L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, their p, q, d' and
+L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, FLH, their p, q, d' and
       variance formulas (eqs. (1) and (3)) and kernels
 L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
       ``reportfile``, ``metrics``: m-bit values, argument checks, folders
@@ -44,7 +45,7 @@ L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
 Besides the order: no import cycle between sibling modules anywhere; no
 module imports another module's private name (``from .x import _y``), and a
 private module is used only inside its own subpackage; each oracle (``grr``,
-``olh``, ``oue``, ``hr``, ``cms``), each protocol (``pem``, ``spm``, ``mcm``,
+``olh``, ``oue``, ``hr``, ``cms``, ``flh``), each protocol (``pem``, ``spm``, ``mcm``,
 ``strawman``, ``treehist``, ``sfp``) and each figure module imports none of its
 peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
 IPython, papermill, nbformat, myst-nb); an upper layer's types are never
@@ -71,6 +72,7 @@ _LAZY = {
     "BLH": "ldp.oracles",
     "HR": "ldp.oracles",
     "CMS": "ldp.oracles",
+    "FLH": "ldp.oracles",
     "PEM": "ldp.protocols",
     "SPM": "ldp.protocols",
     "MCM": "ldp.protocols",

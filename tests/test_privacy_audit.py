@@ -79,6 +79,10 @@ def event(oracle, reps, a0, a1) -> np.ndarray:
     """Whether each report points to answer ``a0`` rather than ``a1``: the oracle's likelihood-ratio event."""
     r = reps[0]
     n = len(r)
+    if oracle.kind == "FLH":  # the public pool index picks the hash: y = H_J(a0) and not H_J(a1)
+        g0 = oracle.hash(r.index, np.full(n, a0, dtype=np.uint64)).astype(np.int64)
+        g1 = oracle.hash(r.index, np.full(n, a1, dtype=np.uint64)).astype(np.int64)
+        return (r.y == g0) & (r.y != g1)
     if oracle.kind == "GRR":
         return r.y.astype(np.int64) == a0
     if oracle.kind == "OUE":
@@ -103,6 +107,7 @@ ORACLES = {
     "OUE": lambda: ldp.OUE(EPS, 20),
     "HR": lambda: ldp.HR(EPS, m=16),
     "CMS": lambda: ldp.CMS(EPS, m=16, width=64),
+    "FLH": lambda: ldp.FLH(EPS, m=16, pool_size=64, pool_seed=9),
 }
 
 

@@ -11,12 +11,15 @@
 * :mod:`~ldp.core.results` -- :class:`RoundInfo`, :class:`HeavyHitterResult`;
 * :mod:`~ldp.core.protocol_reports` -- :class:`ProtocolReports` (what a batch of
   users sent; saved, merged, and checked when loaded);
+* :mod:`~ldp.core.reportstore` and :mod:`~ldp.core.reportwriter` -- protocol
+  reports on disk: a Parquet store appended batch by batch, read lazily
+  (:class:`~ldp.core.reportstore.StoredReports`);
 * :mod:`~ldp.core.dataset` -- :class:`Dataset`, users' values with their true
   tally and ranking (the one tally type: the count engine counts it).
 """
 from .candidates import Candidates, ExplicitCandidates, ExtendCandidates, RangeCandidates, join_parts
 from .dataset import Dataset
-from .oracle_specs import ORACLES, check_oracle, oracle_for, report_epsilon_limit
+from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for, report_epsilon_limit
 from .protocol_reports import ProtocolReports
 from .question import (
     ASSIGNMENT,
@@ -31,12 +34,13 @@ from .question import (
     make_question,
     segment,
 )
+from .reportstore import StoredReports, open_store
 from .results import HeavyHitterResult, RoundInfo
 from .selection import scaled_estimate, select_top, support_threshold
 
 __all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS",
            "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
-           "ORACLES", "check_oracle", "oracle_for", "report_epsilon_limit",
+           "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
            "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",
            "select_top", "scaled_estimate", "support_threshold",
-           "RoundInfo", "HeavyHitterResult", "ProtocolReports", "Dataset"]
+           "RoundInfo", "HeavyHitterResult", "ProtocolReports", "StoredReports", "open_store", "Dataset"]

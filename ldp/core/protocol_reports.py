@@ -15,6 +15,7 @@ and last the users' groups against the plan's assignment (``O(n)``).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ import numpy as np
 from .. import reportfile
 from ..oracles.base import reports_class, uint_dtype
 from ..reportfile import ReportsFileError
+from . import reportstore, reportwriter
 from .question import Plan, PlanError
 
 __all__ = ["ProtocolReports"]
@@ -165,11 +167,19 @@ class ProtocolReports:
 
     # -- disk ------------------------------------------------------------
     def save(self, path) -> None:
-        """Write to ``path`` (``.npz``) atomically (temporary file + :func:`os.replace`).
+        """Write to ``path``: one ``.npz`` file, or a batch appended to a report store folder.
 
-        The metadata holds the plan, the parameters and a SHA-256 checksum of
-        the arrays, which :meth:`load` verifies.
+        A path ending in ``.npz`` is written as one file, atomically
+        (temporary file + :func:`os.replace`); its metadata holds the plan,
+        the parameters and a SHA-256 checksum of the arrays, which :meth:`load`
+        verifies.  Any other path is a report store folder (Parquet, one file
+        per group and batch, :mod:`ldp.core.reportwriter`): these reports are
+        appended as a new batch (the folder is created if needed); read it
+        lazily with :meth:`open`.
         """
+        if not os.fspath(path).endswith(".npz"):
+            reportwriter.append_batch(self, path)
+            return
         top = (self.n if self.plan.n is None else self.plan.n) - 1
         arrays = {"labels": self.labels, "users": self.users.astype(uint_dtype(max(top, 0)))}
         oracles = []
@@ -187,12 +197,19 @@ class ProtocolReports:
     def load(cls, path) -> ProtocolReports:
         """Read reports written by :meth:`save`, checking the file before reading it (module notes).
 
+        ``path`` may also be a report store folder (:meth:`save`), read
+        whole into memory (:meth:`open` reads it lazily).
+
         Raises ``FileNotFoundError`` for a missing file and
         :class:`ldp.oracles.ReportsFileError` (a ``ValueError`` naming the file
         and the problem) for any other unusable file, as
         :meth:`ldp.oracles.Reports.load` does; a frequency oracle's reports
         file is refused as the wrong kind.
         """
+        if os.path.isdir(path):  # a report store, read into memory
+            stored = reportstore.open_store(path)
+            labels, users, store_reports = stored.read()
+            return cls(stored.protocol, stored.params, stored.plan, labels, store_reports, users=users)
         meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS, expect=lambda m: _expected(path, m))
         try:
             plan = Plan.from_dict(meta["plan"])
@@ -207,6 +224,14 @@ class ProtocolReports:
                        users=arrays["users"].astype(np.int64))
         except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
             raise reportfile.inconsistent(path, err) from err
+
+    @staticmethod
+    def open(directory) -> reportstore.StoredReports:
+        """A report store folder (written by :meth:`save`), read lazily: every protocol's ``aggregate`` takes it.
+
+        See :class:`ldp.core.reportstore.StoredReports` for the checks made before any work.
+        """
+        return reportstore.open_store(directory)
 
 
 def _expected(path, meta: dict) -> reportfile.Expected:

@@ -30,7 +30,7 @@ from ..oracles import hashing
 from ..validation import check_epsilon, check_int
 from ..values import MAX_BITS, prefix
 from .assignment import MAX_USERS, assign_groups, group_sizes, trace_positions
-from .oracle_specs import ORACLES, check_oracle, oracle_for
+from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for
 
 __all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "PlanError", "make_question", "group_sizes",
            "assign_groups", "segment", "channel_hash"]
@@ -93,7 +93,8 @@ class Question:
     encoded as ``H(v) * 2**(stop - start) + v[start:stop]``, where ``H`` is
     :func:`channel_hash` with the public ``seed``.  ``oracle_name`` names the
     frequency oracle of the report (one of :data:`ldp.core.ORACLES`; the
-    paper's protocols: ``"OLH"``).
+    paper's protocols: ``"OLH"``); ``pool_size`` and ``pool_seed`` are FLH's
+    public pool (0 for the other oracles).
     """
 
     start: int
@@ -102,6 +103,8 @@ class Question:
     channels: int = 0
     seed: int = 0
     oracle_name: str = "OLH"
+    pool_size: int = 0
+    pool_seed: int = 0
 
     @property
     def seg_bits(self) -> int:
@@ -135,7 +138,7 @@ class Question:
 
     def oracle(self):
         """The oracle instance answering this question (:func:`ldp.core.oracle_for`, cached)."""
-        return oracle_for(self.oracle_name, self.epsilon, self.width)
+        return oracle_for(self.oracle_name, self.epsilon, self.width, self.pool_size, self.pool_seed)
 
     def to_dict(self) -> dict:
         """A JSON-serialisable dict (:meth:`from_dict` reverses it)."""
@@ -143,6 +146,8 @@ class Question:
              "channels": self.channels, "seed": int(self.seed)}
         if self.oracle_name != "OLH":  # OLH questions keep the plans' original JSON
             d["oracle"] = self.oracle_name
+        if self.pool_size:  # FLH's public pool
+            d["pool_size"], d["pool_seed"] = int(self.pool_size), int(self.pool_seed)
         return d
 
     @classmethod
@@ -166,7 +171,7 @@ class Question:
         if not isinstance(d, dict):
             raise PlanError(f"a question must be a JSON object, got {type(d).__name__}")
         missing = [k for k in ("start", "stop", "epsilon", "channels", "seed") if k not in d]
-        unknown = sorted(set(d) - {"start", "stop", "epsilon", "channels", "seed", "oracle"})
+        unknown = sorted(set(d) - {"start", "stop", "epsilon", "channels", "seed", "oracle", "pool_size", "pool_seed"})
         if missing or unknown:
             wrong = "; ".join(([f"missing {', '.join(missing)}"] if missing else [])
                               + ([f"unknown {', '.join(unknown)}"] if unknown else []))
@@ -182,7 +187,11 @@ class Question:
             spec = d.get("oracle", "OLH")
             if spec not in ORACLES:
                 raise ValueError(f"oracle must be one of {ORACLES}, got {spec!r}")
-            q = cls(start, stop, eps, channels, seed, spec)
+            pool = check_pool_size(spec, d["pool_size"]) if "pool_size" in d else check_pool_size(spec, None)
+            if spec == "FLH" and "pool_size" not in d:
+                raise ValueError("an FLH question needs pool_size and pool_seed (its public pool)")
+            pool_seed = check_int(d.get("pool_seed", 0), "pool_seed", 0, 2**64 - 1) if pool else 0
+            q = cls(start, stop, eps, channels, seed, spec, pool, pool_seed)
             if q.channels and q.seg_bits > 64:
                 raise ValueError(f"a question with channels must be about at most 64 bits, got {q.seg_bits}")
             q.oracle()  # the oracle accepts the budget and the width
@@ -192,9 +201,14 @@ class Question:
 
 
 def make_question(start: int, stop: int, epsilon: float, spec: str = "OLH", channels: int = 0,
-                  seed: int = 0) -> Question:
-    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec`` (checked)."""
-    return Question(start, stop, epsilon, channels, seed, check_oracle(spec))
+                  seed: int = 0, *, pool_size: int | None = None, pool_seed: int = 0) -> Question:
+    """The :class:`Question` of bits ``[start, stop)`` answered with the oracle ``spec`` (checked).
+
+    ``pool_size`` and ``pool_seed``: FLH's public pool (:func:`ldp.core.check_pool_size`).
+    """
+    spec = check_oracle(spec)
+    h = check_pool_size(spec, pool_size)
+    return Question(start, stop, epsilon, channels, seed, spec, h, int(pool_seed) if h else 0)
 
 
 #: name of the group assignment rule of :meth:`Plan.labels` (recorded in every plan)
@@ -471,6 +485,7 @@ class Plan:
         def q_str(q):
             ch = f" x {q.channels} channels" if q.channels else ""
             fo = "" if q.oracle_name == "OLH" else f" {q.oracle_name}"
+            fo += f" h={q.pool_size}" if q.pool_size else ""
             return f"v[{q.start}:{q.stop}]{ch}{fo} eps={q.epsilon:.4g}"
 
         shown: list[str] = []  # at most 4 groups and about 160 characters of them

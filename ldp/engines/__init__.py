@@ -10,6 +10,11 @@ threshold rules are shared, and only the step that produces the *supports*
   (:class:`ldp.core.ProtocolReports`), aggregated by calling the oracle's
   ``support`` (e.g. :meth:`ldp.OLH.support`) on them.  This is the
   client/server protocol.
+* :class:`StreamSupport` and :class:`DaskSupport` -- the protocol engine over a
+  report store on disk (:mod:`ldp.core.reportstore`): streamed in chunks on one
+  machine, or partition by partition on the workers of a dask cluster; both give
+  the in-memory result bit for bit (:mod:`~ldp.engines.stream`,
+  :mod:`~ldp.engines.cluster`).
 * :class:`CountSupport` -- the **count-level engine**: it never perturbs a
   single user.  From the true counts of each group's answers it draws every
   aggregated support from its exact law (derived below), which is orders of
@@ -21,10 +26,11 @@ rule (:func:`ldp.core.select_top`, ties broken uniformly at random) and
 the same estimators.
 
 Modules: :mod:`~ldp.engines.base` (the :class:`SupportSource` interface),
-:mod:`~ldp.engines.reports` (:class:`ReportSupport`), :mod:`~ldp.engines.counts`
-(:class:`CountSupport`, :func:`prepare`), :mod:`~ldp.engines.sampling` (the
-sparse exact binomial draws), :mod:`~ldp.engines.crafted` (:class:`CraftedUsers`:
-users whose reports are crafted, for the attacks of :mod:`ldp.attacks`).
+:mod:`~ldp.engines.reports` (:class:`ReportSupport`), :mod:`~ldp.engines.stream`
+(:class:`StreamSupport`), :mod:`~ldp.engines.cluster` (:class:`DaskSupport`),
+:mod:`~ldp.engines.counts` (:class:`CountSupport`, :func:`prepare`),
+:mod:`~ldp.engines.sampling` (the sparse exact binomial draws), :mod:`~ldp.engines.crafted`
+(:class:`CraftedUsers`: users whose reports are crafted, for the attacks of :mod:`ldp.attacks`).
 
 Laws of the aggregated quantities
 ---------------------------------
@@ -108,6 +114,25 @@ pair :math:`(H(v), v[\ell])` encoded as one integer, so every
 users of the group in that channel with that block; the per-channel argmax
 is the top-1 of each block of :math:`2^b` candidates.
 
+**4. FLH** (:class:`ldp.FLH`, a public pool of :math:`h` hash functions).
+Law 1 does not hold: given the plan's pool, a holder of :math:`v \ne c`
+supports :math:`c` with a probability that depends on how many pool members
+make :math:`v` and :math:`c` collide, the same for all :math:`N_v` holders of
+:math:`v`, so the supports of different candidates are correlated through the
+pool (a frequent value colliding with several) and not binomial.  But the
+aggregator reads the reports only through their tally :math:`T[j, y]` (reports
+with pool index :math:`j` and symbol :math:`y`): :math:`I_c = \sum_j T[j, H_j(c)]`.
+The engine draws :math:`T` exactly: the holders of each answer spread over the
+pool as :math:`\mathrm{Multinomial}(N_a, 1/h)`, and GRR on :math:`[d']` is
+"keep with probability :math:`\alpha = (p d' - 1)/(d' - 1)`, else uniform", so
+:math:`T[j, x] = \mathrm{Bin}(T_0[j, x], \alpha) + \mathrm{Multinomial}(R_j, 1/d')_x`
+(:meth:`ldp.FLH.draw_tally`).  The supports computed from it have the joint law
+of the protocol's, correlations included; the tally is drawn once per question
+and run and reused.  The cost is the protocol's aggregation (:math:`h |C|` hash
+evaluations per query set) plus :math:`O(\sum_a \min(N_a, h))` draws instead of
+privatizing every user: for FLH the count engine saves the reports, not the
+server's work.
+
 **Group split.**  Both engines split users with
 :func:`ldp.core.assign_groups` (same seed -> same groups); the engine
 then counts each group's answers exactly.
@@ -118,15 +143,21 @@ References
    Identification", sections 2.2.2, 3.2, 4.2.3 and the appendix.
 """
 from .base import Selection, SupportSource
+from .cluster import DaskSupport, report_source, scheduler_client
 from .counts import CountSupport, prepare
 from .crafted import CraftedUsers
 from .reports import ReportSupport
 from .sampling import binomial_tail_table, iid_binomial_top, sum_tail_table
+from .stream import StreamSupport
 
 __all__ = [
     "Selection",
     "SupportSource",
     "ReportSupport",
+    "StreamSupport",
+    "DaskSupport",
+    "scheduler_client",
+    "report_source",
     "CountSupport",
     "CraftedUsers",
     "prepare",

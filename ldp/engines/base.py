@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import Candidates, Plan, Question
+from ..core import Candidates, Plan, Question, select_top
 
 __all__ = ["Selection", "SupportSource"]
 
@@ -63,6 +63,14 @@ class SupportSource(ABC):
     def n_users(self, groups: Sequence[int]) -> int:
         """Number of users in ``groups``."""
         return int(sum(self.sizes[g] for g in groups))
+
+    def _select_all(self, sup: np.ndarray, groups: Sequence[int], K: int, *, block: int | None = None,
+                    min_support: int | None = None) -> Selection:
+        """:meth:`top` given the support of every candidate: one uniform tie key per candidate, in order."""
+        keys = np.asarray(self.rng.random(sup.shape[0]))
+        blocks = None if block is None else np.arange(sup.shape[0]) // block
+        sel = select_top(sup, keys, K, blocks=blocks, min_support=min_support)
+        return Selection(sel, sup[sel], self.n_users(groups))
 
     @abstractmethod
     def top(self, groups: Sequence[int], question: Question, cands: Candidates, K: int, *,

@@ -197,6 +197,7 @@ class CountSupport(SupportSource):
         self._memory: dict = {}
         self._splits: dict = {}
         self._channel_tallies: dict = {}
+        self._flh_tallies: dict = {}
 
     # -- true counts -------------------------------------------------------
     def _row(self, groups) -> np.ndarray:
@@ -277,7 +278,23 @@ class CountSupport(SupportSource):
         return idx, cnt, hold, non, craft
 
     # -- draws -------------------------------------------------------------
+    def flh_tally(self, groups, question: Question) -> np.ndarray:
+        """FLH: the tally ``T[j, y]`` of the reports of ``groups`` to ``question``, drawn once per run (law 4).
+
+        Drawn from its exact law given the answer counts (:meth:`ldp.FLH.draw_tally`)
+        the first time the question is counted, then reused, as the protocol
+        reuses the same reports.
+        """
+        key = (question, tuple(groups))
+        hit = self._flh_tallies.get(key)
+        if hit is None:
+            ans, cnt = self.answer_counts(groups, question)
+            hit = self._flh_tallies[key] = question.oracle().draw_tally(ans, cnt, rng=self.draw)
+        return hit
+
     def supports(self, groups, question, cands) -> np.ndarray:
+        if question.pool_size:  # FLH: law 4, through the tally
+            return question.oracle().support_from_tally(self.flh_tally(groups, question), cands.values())
         N = self.n_users(groups)
         o = question.oracle()
         f, rho = self._crafted_in(groups, question)
@@ -293,6 +310,11 @@ class CountSupport(SupportSource):
         return out
 
     def top(self, groups, question, cands, K, *, block=None, min_support=None, remember=False) -> Selection:
+        if question.pool_size:  # FLH: every candidate's support (correlated through the pool), law 4
+            if remember:
+                raise ValueError("pair() (SPM's joint step) is not available for FLH questions")
+            return self._select_all(self.supports(groups, question, cands), groups, K, block=block,
+                                    min_support=min_support)
         N = self.n_users(groups)
         o = question.oracle()
         f, rho = self._crafted_in(groups, question)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ProtocolReports, Question, select_top
+from ..core import ProtocolReports, Question
 from .base import Selection, SupportSource
 
 __all__ = ["ReportSupport"]
@@ -40,11 +40,8 @@ class ReportSupport(SupportSource):
         return total
 
     def top(self, groups, question, cands, K, *, block=None, min_support=None, remember=False) -> Selection:
-        sup = self.supports(groups, question, cands)
-        keys = np.asarray(self.rng.random(sup.shape[0]))
-        blocks = None if block is None else np.arange(sup.shape[0]) // block
-        sel = select_top(sup, keys, K, blocks=blocks, min_support=min_support)
-        return Selection(sel, sup[sel], self.n_users(groups))
+        return self._select_all(self.supports(groups, question, cands), groups, K, block=block,
+                                min_support=min_support)
 
     def pair(self, group, qa, qb, A, B):
         # per-user support indicators (OLH, SPM's oracle), shape (len(patterns), N_g)

@@ -24,6 +24,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..core.dataset import Dataset
+from ..engines.cluster import scheduler_client
 from ..paths import PROGRESS_ENV, atomic_path
 from ..validation import check_int
 from .cache import default_cache_dir, normalize, read_frame, write_frame
@@ -38,21 +39,12 @@ __all__ = ["run_grid", "rerun_row", "row_dataset", "resolve_n_jobs"]
 @contextlib.contextmanager
 def _backend():
     """The dask backend when DASK_SCHEDULER_ADDRESS names a scheduler, else the caller's config."""
-    address = os.environ.get("DASK_SCHEDULER_ADDRESS", "").strip()
-    if not address:
-        yield None
-        return
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:
-        raise ImportError("DASK_SCHEDULER_ADDRESS is set but dask.distributed is not installed; "
-                          "install requirements-cluster.txt") from exc
-    client = Client(address, set_as_default=False)
-    try:
+    with scheduler_client() as client:
+        if client is None:
+            yield None
+            return
         with joblib.parallel_config(backend="dask", client=client):
             yield client
-    finally:
-        client.close()
 
 
 def resolve_n_jobs(n_jobs=None) -> int:

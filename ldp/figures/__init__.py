@@ -76,6 +76,7 @@ from . import (
     eval_engines,
     eval_variance,
     eval_vary,
+    flh_price,
     identification,
     joint_estimator,
     malicious_detector,
@@ -87,6 +88,7 @@ from . import (
     pem_optimizer,
     pem_prop1,
     pem_readings,
+    scale_cost,
     threshold,
     utility,
 )
@@ -96,7 +98,8 @@ __all__ = ["MODULES", "REGISTRY", "CLAIMS", "get_claim"]
 #: every figure (and result table) module, in the paper's order: the registry's order
 MODULES = (oracle_examples, oracle_variance, all_methods, pem_readings, pem_optimizer, pem_prop1, joint_estimator,
            engine_agreement, identification, utility, eval_datasets, eval_vary, eval_variance, eval_engines, threshold,
-           design, after_pem, malicious_gain, malicious_threshold, malicious_placement, malicious_detector)
+           design, after_pem, malicious_gain, malicious_threshold, malicious_placement, malicious_detector,
+           scale_cost, flh_price)
 
 #: the claims of every module, what computed each figure and the titles of our own figures
 REGISTRY = Registry(claims=tuple(c for m in MODULES for c in getattr(m, "CLAIMS", ())),

@@ -1,4 +1,4 @@
-"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH; HR and CMS (the oracles of TreeHist and SFP).
+"""Frequency oracles (paper section 2.2): GRR, OLH, OUE and BLH; HR and CMS (the oracles of TreeHist and SFP); FLH.
 
 Every oracle has the same interface:
 
@@ -27,6 +27,7 @@ universal hash family of :mod:`ldp.oracles.hashing`.
 """
 from .base import FrequencyOracle, Reports, ReportsFileError, concat_reports, load_reports, reports_class
 from .cms import CMS, CMSReports
+from .flh import FLH, FLHReports
 from .formulas import default_d_prime, grr_pq, grr_variance, min_population, olh_pq, olh_variance
 from .grr import GRR, GRRReports
 from .hr import HR, HRReports
@@ -48,6 +49,8 @@ __all__ = [
     "HRReports",
     "CMS",
     "CMSReports",
+    "FLH",
+    "FLHReports",
     "load_reports",
     "concat_reports",
     "reports_class",

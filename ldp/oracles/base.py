@@ -500,6 +500,21 @@ class FrequencyOracle(ABC, Generic[R]):
         cands = self._check_candidates(candidates)
         return self._support(reports, cands)
 
+    def partial_support(self, reports: R, candidates) -> Any:
+        """What one part of the reports contributes to :meth:`support`, summable with ``+`` over disjoint parts.
+
+        For reports in parts (chunks, files, workers): ``finish_support(sum of partial_support(part, c), c)``
+        is ``support(all reports, c)`` exactly.  Here the part's supports; FLH's is its tally.
+        """
+        return self.support(reports, candidates)
+
+    def finish_support(self, partial: Any, candidates) -> np.ndarray:
+        """The supports from the sum of :meth:`partial_support` over all parts (here the sum itself)."""
+        out = np.asarray(partial, dtype=np.int64)
+        if out.shape != (np.shape(self._check_candidates(candidates))[0],):
+            raise ValueError(f"partial supports must have one entry per candidate, got shape {out.shape}")
+        return out
+
     def estimate(self, reports: R, candidates) -> np.ndarray:
         """Unbiased frequency (count) estimates ``(I_v - n q) / (p - q)``.
 

@@ -19,8 +19,9 @@ from .style import (
     method_style,
     render,
     series_colors,
+    variant_scale,
 )
 
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME",
            "method_style", "method_scales", "series_colors",
-           "count_label", "interval", "render", "legend_above"]
+           "count_label", "interval", "render", "legend_above", "variant_scale"]

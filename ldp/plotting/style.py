@@ -28,7 +28,7 @@ import pandas as pd
 import seaborn.objects as so
 
 __all__ = ["METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales", "series_colors",
-           "count_label", "interval", "render", "legend_above"]
+           "count_label", "interval", "render", "legend_above", "variant_scale"]
 
 #: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
 #: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
@@ -105,6 +105,15 @@ def series_colors(n: int) -> list[tuple[float, float, float, float]]:
         raise ValueError(f"n must be >= 1, got {n}")
     cmap = plt.get_cmap("YlOrBr")
     return [cmap(x) for x in np.linspace(0.4, 0.95, n)]
+
+
+def variant_scale(method: str, variants: Sequence[str]) -> so.Nominal:
+    """A seaborn colour scale for a method and its variants along a parameter (OLH; FLH with pool sizes h).
+
+    The method takes its book colour, the variants the ramp of :func:`series_colors` in the order given.
+    """
+    ramp = dict(zip(variants, series_colors(len(variants)))) if variants else {}
+    return so.Nominal({method: method_style(method)["color"], **ramp}, order=[method, *variants])
 
 
 def count_label(v: float) -> str:

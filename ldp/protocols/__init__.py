@@ -55,7 +55,7 @@ from ..core import (
                     support_threshold,
 )
 from .aggregator import Aggregator
-from .base import HeavyHitterProtocol, TwoPhaseProtocol
+from .base import HeavyHitterProtocol
 from .batches import NOISE_BLOCK
 from .mcm import MCM, mcm_queries
 from .pem import PEM
@@ -64,6 +64,7 @@ from .sizing import split_bits
 from .spm import SPM, spm_queries
 from .strawman import Strawman, strawman_sizes
 from .treehist import TreeHist
+from .twophase import TwoPhaseProtocol
 
 __all__ = [
     "PEM",

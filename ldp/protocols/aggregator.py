@@ -21,18 +21,29 @@ plus 9 bytes of index and group), merged on demand
 (:meth:`Aggregator.reports`), plus one bit per user of the plan (who has
 reported: ``n / 8`` bytes).  :meth:`Aggregator.reports` is exactly what
 :meth:`~ldp.protocols.HeavyHitterProtocol.aggregate` and
-:class:`ldp.engines.ReportSupport` take, and what an on-disk store can keep
-batch by batch (:meth:`Aggregator.batches`).
+:class:`ldp.engines.ReportSupport` take.
+
+With ``store=folder`` the accepted batches go to a report store on disk
+instead (:mod:`ldp.core.reportwriter`, one Parquet file per group and batch,
+appended as each batch is accepted), and :meth:`Aggregator.result` aggregates
+the store, one group and one chunk at a time (or on a dask cluster): the
+server's memory is the ``n / 8`` bytes of who has reported, whatever the
+number of reports.  A server restarted on the same folder takes up where it
+stopped (the users already stored cannot report again).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..client import wire
 from ..core import HeavyHitterResult, Plan, ProtocolReports
+from ..core.reportstore import StoredReports, open_store, plan_digest
+from ..core.reportwriter import append_batch
 
 __all__ = ["Aggregator", "INVALID"]
 
@@ -50,6 +61,9 @@ class Aggregator:
         against the plan's).
     plan : Plan or str
         The published plan (or its JSON).
+    store : str or os.PathLike, keyword-only, optional
+        A report store folder: accepted batches are appended to it, not kept
+        in memory; an existing store of the same plan is continued.
 
     Examples
     --------
@@ -66,7 +80,7 @@ class Aggregator:
     7
     """
 
-    def __init__(self, protocol: Any, plan: Plan | str):
+    def __init__(self, protocol: Any, plan: Plan | str, *, store=None):
         if isinstance(plan, str):
             plan = Plan.from_json(plan)
         self._protocol = protocol
@@ -75,6 +89,15 @@ class Aggregator:
         self._seen = np.zeros((self._plan.n_users + 7) // 8, dtype=np.uint8)
         self._batches: list[ProtocolReports] = []
         self._n = 0
+        self._store = store
+        if store is not None and (Path(store) / "store.json").exists():  # a restart: who is stored already
+            stored = open_store(store)
+            if plan_digest(stored.plan) != plan_digest(self._plan):
+                raise ValueError(f"the store in {os.fspath(store)!r} holds reports of another plan")
+            for g in range(self._plan.n_groups):
+                for (u,) in stored.chunks(g, [], users=True):
+                    self._mark(u)
+            self._n = stored.n
 
     @property
     def plan(self) -> Plan:
@@ -157,12 +180,17 @@ class Aggregator:
             raise ValueError(f"{who} {why}; nothing was added{more}")
         keep = np.setdiff1d(positions, positions[twice]) if twice.any() else None
         batch = self._batch(parsed, keep)
-        if batch is not None:  # from here on nothing can fail: the state changes at once
-            self._batches.append(batch)
-            u = batch.users
-            np.bitwise_or.at(self._seen, u >> 3, (np.uint8(1) << (u & 7).astype(np.uint8)))
+        if batch is not None:
+            if self._store is not None:
+                append_batch(batch, self._store)  # atomic: a failure leaves the store and this object as they were
+            else:
+                self._batches.append(batch)
+            self._mark(batch.users)  # from here on nothing can fail: the state changes at once
             self._n += batch.n
         return refused
+
+    def _mark(self, u: np.ndarray) -> None:
+        np.bitwise_or.at(self._seen, u >> 3, (np.uint8(1) << (u & 7).astype(np.uint8)))
 
     def _duplicates(self, positions: np.ndarray, users: np.ndarray) -> np.ndarray:
         """Which of the valid reports come from a user seen before (here, or earlier in the batch)."""
@@ -197,8 +225,16 @@ class Aggregator:
 
     # -- what was received ------------------------------------------------
     def batches(self) -> list[ProtocolReports]:
-        """The accepted batches, as :class:`ProtocolReports` each (for a store that keeps them)."""
+        """The accepted batches kept in memory, as :class:`ProtocolReports` each (none with a ``store``)."""
         return list(self._batches)
+
+    def stored(self) -> StoredReports:
+        """The report store as it is now (``store=`` only): what :meth:`result` aggregates."""
+        if self._store is None:
+            raise ValueError("this aggregator keeps its reports in memory (no store=)")
+        if not (Path(self._store) / "store.json").exists():
+            raise ValueError("no report has been accepted yet")
+        return open_store(self._store)
 
     def reports(self) -> ProtocolReports:
         """Every accepted report, merged by user index: what :meth:`ldp.protocols.HeavyHitterProtocol.aggregate` takes.
@@ -208,19 +244,24 @@ class Aggregator:
         ValueError
             No report yet.
         """
+        if self._store is not None:
+            return ProtocolReports.load(self._store)  # the whole store, in memory
         if not self._batches:
             raise ValueError("no report has been accepted yet")
         if len(self._batches) > 1:
             self._batches = [ProtocolReports.concat(self._batches)]  # merged once, kept merged
         return self._batches[0]
 
-    def result(self, *, rng=None) -> HeavyHitterResult:
+    def result(self, *, rng=None, client=None) -> HeavyHitterResult:
         """The protocol's aggregation of the reports accepted so far (call again as more arrive).
 
         Parameters
         ----------
         rng : None, int, SeedSequence, BitGenerator or Generator
             Randomness for breaking ties between equal supports.
+        client : dask.distributed.Client, optional
+            With a ``store``: count on this cluster (see
+            :meth:`~ldp.protocols.HeavyHitterProtocol.aggregate`).
 
         Returns
         -------
@@ -228,4 +269,6 @@ class Aggregator:
             As :meth:`~ldp.protocols.HeavyHitterProtocol.aggregate` on
             :meth:`reports`: estimates scaled to the users who reported.
         """
+        if self._store is not None:
+            return self._protocol.aggregate(self.stored(), rng=rng, client=client)
         return self._protocol.aggregate(self.reports(), rng=rng)

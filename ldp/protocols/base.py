@@ -5,10 +5,9 @@
   :meth:`~HeavyHitterProtocol._round` (one step: top candidates by support,
   their eq. (2) estimates, the step's :class:`~ldp.core.RoundInfo`) and
   :meth:`~HeavyHitterProtocol._final` (the release: top ``k`` or threshold).
-* :class:`TwoPhaseProtocol` -- the protocols whose users report parts of their
-  value (segments, blocks, tree levels, fragments) and the whole value (the
-  strawman, SPM, MCM, TreeHist, SFP), with the one rule that splits each user's
-  budget between the two phases (``final_fraction``).
+
+The protocols whose users report parts of their value and the whole value share
+:class:`ldp.protocols.twophase.TwoPhaseProtocol`.
 """
 from __future__ import annotations
 
@@ -28,18 +27,20 @@ from ..core import (
     ProtocolReports,
     Question,
     RoundInfo,
-    make_question,
+    check_oracle,
+    check_pool_size,
     report_epsilon_limit,
     scaled_estimate,
     support_threshold,
 )
-from ..engines import CountSupport, ReportSupport, SupportSource, prepare
+from ..core.reportstore import StoredReports
+from ..engines import CountSupport, ReportSupport, SupportSource, prepare, report_source
 from ..validation import check_epsilon, check_fraction, check_int, check_rng
 from ..values import as_values
 from . import batches
 from .aggregator import Aggregator
 
-__all__ = ["HeavyHitterProtocol", "TwoPhaseProtocol", "ENGINES"]
+__all__ = ["HeavyHitterProtocol", "ENGINES"]
 
 #: the engines :meth:`HeavyHitterProtocol.run` accepts
 ENGINES = ("protocol", "counts")
@@ -85,6 +86,8 @@ class HeavyHitterProtocol(ABC):
     name = "?"
     #: the oracle spec of the reports (one of :data:`ldp.core.ORACLES`; the paper's protocols: OLH)
     oracle: str = "OLH"
+    #: FLH's pool size ``h`` (0: the oracle has no pool); see :meth:`_set_oracle`
+    pool_size: int = 0
 
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None):
@@ -118,11 +121,29 @@ class HeavyHitterProtocol(ABC):
         """``s`` such that the largest budget of any of a user's reports is ``epsilon / s``."""
         return 1
 
+    def _set_oracle(self, oracle, pool_size) -> None:
+        """Check and set the oracle spec and FLH's pool size (for the protocols that take ``oracle=``)."""
+        self.oracle = check_oracle(oracle)
+        self.pool_size = check_pool_size(self.oracle, pool_size)
+
+    def _pool(self, public: dict) -> dict:
+        """:func:`ldp.core.make_question`'s pool arguments: FLH's ``pool_size`` and the plan's ``pool_seed``."""
+        return {"pool_size": self.pool_size, "pool_seed": public["pool_seed"]} if self.pool_size else {}
+
+    def _plan_public(self, plan: Plan) -> dict:
+        """The public randomness of a published plan: :meth:`_public_from_plan` and FLH's pool seed."""
+        public = dict(self._public_from_plan(plan))
+        if self.pool_size:
+            seeds = {q.pool_seed for qs in plan.questions for q in qs if q.pool_size}
+            public["pool_seed"] = min(seeds) if seeds else 0  # one pool per plan; check_plan rebuilds it
+        return public
+
     @property
     def params(self) -> dict[str, Any]:
         """The protocol's parameters (JSON-serialisable; recorded in plans and results)."""
+        pool = {"pool_size": self.pool_size} if self.pool_size else {}
         return {"epsilon": self.epsilon, "k": self.k, "m": self.m, "query_limit": self.query_limit,
-                "threshold": self.threshold}
+                "threshold": self.threshold, **pool}
 
     def _resolved_params(self, n: int) -> dict[str, Any]:
         return self.params
@@ -135,13 +156,13 @@ class HeavyHitterProtocol(ABC):
     @property
     def max_epsilon(self) -> float:
         """The largest ``epsilon`` this configuration accepts (see the class docstring)."""
-        return report_epsilon_limit(self.oracle)[0] * self._budget_split()
+        return report_epsilon_limit(self.oracle, max(self.pool_size, 1))[0] * self._budget_split()
 
     def _check_epsilon_limit(self) -> None:
         """Raise unless every report's budget is within its oracle's limit (called by each ``__init__``)."""
         s = self._budget_split()
         fo = self.oracle
-        why = report_epsilon_limit(fo)[1]
+        why = report_epsilon_limit(fo, max(self.pool_size, 1))[1]
         each = f"its largest {fo} report budget is epsilon" if s == 1 else f"each {fo} report uses epsilon/{s}"
         check_epsilon(self.epsilon, hi=self.max_epsilon, why=f"{self.name} as configured: {each}, and {why}")
 
@@ -260,7 +281,10 @@ class HeavyHitterProtocol(ABC):
         n = check_int(n, "n", 1, MAX_USERS)
         s_seed, s_public = check_rng(rng).spawn(2)
         seed = int(s_seed.integers(0, 2**63))
-        return self._bind(n, seed, self._public(s_public))
+        public = self._public(s_public)
+        if self.pool_size:  # FLH's public pool: its seed is public randomness of the plan
+            public["pool_seed"] = int(s_public.integers(0, 2**63))
+        return self._bind(n, seed, public)
 
     def _bind(self, n: int, seed: int, public: dict) -> Plan:
         layout = self._plan(n, public)
@@ -286,7 +310,7 @@ class HeavyHitterProtocol(ABC):
             raise ValueError(f"the plan was made by {plan.protocol or 'no protocol'}, not {self.name}")
         if plan.n is None or plan.seed is None:
             raise ValueError("the plan has no users (n and seed unset); make it with protocol.plan(n, rng=...)")
-        mine = self._bind(plan.n, plan.seed, self._public_from_plan(plan))
+        mine = self._bind(plan.n, plan.seed, self._plan_public(plan))
         if mine != plan:
             keys = sorted(set(plan.params) | set(mine.params))
             diff = [f"{k} = {plan.params.get(k)!r} in the plan, {mine.params.get(k)!r} here" for k in keys
@@ -295,7 +319,7 @@ class HeavyHitterProtocol(ABC):
                              f"{'; '.join(diff) or 'its groups or questions differ'}")
         return plan
 
-    def aggregator(self, plan: Plan | str) -> Aggregator:
+    def aggregator(self, plan: Plan | str, *, store=None) -> Aggregator:
         """The server of a deployment: receives wire reports for ``plan``, checks each, aggregates.
 
         Parameters
@@ -303,6 +327,9 @@ class HeavyHitterProtocol(ABC):
         plan : Plan or str
             The published plan (or its JSON), made by :meth:`plan` of an
             identically configured protocol (checked).
+        store : str or os.PathLike, optional
+            A report store folder the accepted batches are appended to
+            (instead of memory); see :class:`ldp.protocols.Aggregator`.
 
         Returns
         -------
@@ -311,7 +338,7 @@ class HeavyHitterProtocol(ABC):
             ``result(rng=...)``; devices make the reports with
             :func:`ldp.client.report`.
         """
-        return Aggregator(self, plan)
+        return Aggregator(self, plan, store=store)
 
     def privatize(self, values, *, rng=None, plan: Plan | None = None, users=None) -> ProtocolReports:
         """What users send, **simulated** from one seed: for all users or for a batch.
@@ -376,25 +403,36 @@ class HeavyHitterProtocol(ABC):
             reports.append([q.oracle().apply_noise(q.answer(gv, self.m), noise[g][j]) for j, q in enumerate(qs)])
         return ProtocolReports(self.name, plan.params, plan, labels, reports, users=idx)
 
-    def aggregate(self, reports: ProtocolReports, *, rng=None) -> HeavyHitterResult:
+    def aggregate(self, reports, *, rng=None, client=None, chunk: int | None = None) -> HeavyHitterResult:
         """The server side: heavy hitters from the reports alone.
 
         Parameters
         ----------
-        reports : ProtocolReports
+        reports : ProtocolReports or ldp.core.reportstore.StoredReports
             Output of :meth:`privatize` of an identically configured protocol
             (possibly batches merged with :meth:`ProtocolReports.concat`,
-            saved and loaded back).  Estimates are scaled to the users who
-            reported.
+            saved and loaded back), or a report store opened with
+            :meth:`ProtocolReports.open` (read one group at a time, in chunks).
+            Estimates are scaled to the users who reported.
         rng : None, int, SeedSequence, BitGenerator or Generator
             Randomness for breaking ties between equal supports.
+        client : dask.distributed.Client, optional
+            Compute each round's partial supports on this cluster's workers
+            (:class:`ldp.engines.DaskSupport`).  Default: for a report store,
+            the scheduler named by ``DASK_SCHEDULER_ADDRESS`` when it is set,
+            else this process; in-memory reports, this process.
+        chunk : int, optional
+            Reports read (or scattered) at once (default
+            :data:`ldp.core.reportstore.DEFAULT_CHUNK`).
 
         Returns
         -------
         HeavyHitterResult
+            The same, bit for bit, whichever way the reports are held and wherever they are counted.
         """
-        if not isinstance(reports, ProtocolReports):
-            raise TypeError(f"reports must be ProtocolReports from {self.name}.privatize, got {type(reports).__name__}")
+        if not isinstance(reports, (StoredReports, ProtocolReports)):
+            raise TypeError(f"reports must be ProtocolReports from {self.name}.privatize (or a report store "
+                            f"opened with ProtocolReports.open), got {type(reports).__name__}")
         if reports.protocol != self.name:
             raise ValueError(f"reports were produced by {reports.protocol}, not {self.name}")
         try:
@@ -404,7 +442,8 @@ class HeavyHitterProtocol(ABC):
         if reports.n < reports.plan.n_groups or min(reports.sizes) == 0:
             raise ValueError(f"reports must include at least one user of each of the plan's "
                              f"{reports.plan.n_groups} groups; group sizes are {reports.sizes}")
-        return self._identify(ReportSupport(reports, rng=check_rng(rng)))
+        with report_source(reports, rng=check_rng(rng), client=client, chunk=chunk) as source:
+            return self._identify(source)
 
     def run(self, values, *, rng=None, engine: str = "protocol") -> HeavyHitterResult:
         """Privatize and aggregate in one call.
@@ -480,105 +519,3 @@ class HeavyHitterProtocol(ABC):
                             f"got {type(source).__name__}")
         self.check_plan(source.plan)
         return self._identify(source)
-
-
-class TwoPhaseProtocol(HeavyHitterProtocol):
-    """A protocol whose users report parts of their value and the whole value.
-
-    The strawman (segments), SPM (pairs of segments), MCM (channel blocks),
-    TreeHist (prefixes) and SFP (fragments): the users are split into one
-    *part group* per part (SPM: per pair of segments), and the release tests
-    candidates built from the parts with the whole-value reports.  The budget
-    rule (``final_fraction``) is the same for all of them:
-
-    * ``None`` (default): every user sends her ``part_reports`` part reports and
-      the whole value, each at ``epsilon / (part_reports + 1)`` (the original
-      budget split, section 6.2.6);
-    * a fraction ``f`` in (0, 1): that share of the users forms a final group
-      that reports only the whole value at the full budget; the others send
-      only their part reports, ``epsilon / part_reports`` each (section 6.2.4
-      uses 0.1).
-
-    So :attr:`max_epsilon` is ``part_reports + 1`` times the oracle's limit per
-    report (:func:`ldp.core.report_epsilon_limit`; OLH: 21.49), and that limit
-    itself with ``final_fraction``.
-
-    Parameters
-    ----------
-    epsilon, k, m, query_limit, threshold
-        See :class:`HeavyHitterProtocol`.
-    final_fraction : float, optional
-        See above.
-    """
-
-    #: part reports each user of a part group sends (SPM: her two segments; 0: no part phase)
-    part_reports: int = 1
-    #: whether the part questions use a public hash seed announced in the plan (MCM, SFP)
-    public_hash: bool = False
-
-    def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
-                 threshold: float | None = None, final_fraction: float | None = None):
-        super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
-        self.final_fraction = None if final_fraction is None else check_fraction(final_fraction, "final_fraction")
-
-    @abstractmethod
-    def _part_questions(self, epsilon: float, seed: int) -> list[Question]:
-        """One question per part (segment, block, level, fragment), each at budget ``epsilon``."""
-
-    def _part_groups(self, parts: list[Question]) -> list[tuple[Question, ...]]:
-        """The part questions each part group answers (default: one group per part)."""
-        return [(q,) for q in parts]
-
-    def _budget_split(self) -> int:
-        r = self.part_reports
-        return r + 1 if r and self.final_fraction is None else 1
-
-    def budgets(self) -> tuple[float, float]:
-        """Budget of each part report and of the whole-value report (the ``final_fraction`` rule).
-
-        Returns
-        -------
-        part, whole : float
-        """
-        r = self.part_reports
-        if r and self.final_fraction is None:
-            return self.epsilon / (r + 1), self.epsilon / (r + 1)
-        return (self.epsilon / r if r else self.epsilon), self.epsilon
-
-    def questions(self, seed: int = 0) -> tuple[list[Question], Question]:
-        """The part questions (one per part) and the whole-value question.
-
-        Parameters
-        ----------
-        seed : int
-            The public hash seed of the part questions (MCM, SFP: from the plan).
-
-        Returns
-        -------
-        parts : list of Question
-        whole : Question
-        """
-        e_part, e_whole = self.budgets()
-        return self._part_questions(e_part, seed), make_question(0, self.m, e_whole, self.oracle)
-
-    def _plan_questions(self, plan: Plan) -> tuple[list[Question], Question]:
-        """:meth:`questions` of a published plan (its public seed)."""
-        return self.questions(self._public_from_plan(plan).get("seed", 0))
-
-    def _public(self, rng: np.random.Generator) -> dict:
-        return {"seed": int(rng.integers(0, 2**63))} if self.public_hash else {}
-
-    def _public_from_plan(self, plan: Plan) -> dict:
-        return {"seed": plan.questions[0][0].seed} if self.public_hash else {}
-
-    def _plan(self, n: int, public: dict) -> Plan:
-        parts, whole = self.questions(public.get("seed", 0))
-        groups = [tuple(qs) for qs in self._part_groups(parts)]
-        G = len(groups)
-        if G == 0:  # no part phase (TreeHist with a single level): the whole value only
-            return Plan(self.m, (1.0,), ((whole,),))
-        if self.final_fraction is None:
-            return Plan(self.m, (1.0 / G,) * G, tuple(qs + (whole,) for qs in groups))
-        ff = self.final_fraction
-        return Plan(self.m, ((1.0 - ff) / G,) * G + (ff,), tuple(groups) + ((whole,),))
-

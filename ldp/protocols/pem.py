@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ..analysis import PEMConfig, min_query_limit, optimize_pem, pem_config
-from ..core import Candidates, ExtendCandidates, Plan, RangeCandidates, RoundInfo, check_oracle, make_question
+from ..core import Candidates, ExtendCandidates, Plan, RangeCandidates, RoundInfo, make_question
 from ..engines import SupportSource
 from ..values import sort_unique
 from .base import HeavyHitterProtocol
@@ -44,7 +44,8 @@ class PEM(HeavyHitterProtocol):
         ``d' = ceil(e^eps + 1)`` must be at most ``2**31``.  With another
         ``oracle`` the limit is that oracle's
         (:func:`ldp.core.report_epsilon_limit`):
-        ``18.02`` for HR, ``706.3`` for Hashtogram, ``709.78`` for CMS.
+        ``18.02`` for HR, ``706.3`` for Hashtogram, ``709.78`` for CMS,
+        ``ln(floor(2**24 / h) - 1)`` for FLH (``8.32`` for ``h = 4096``).
     k : int
         Number of heavy hitters.
     m : int
@@ -60,10 +61,14 @@ class PEM(HeavyHitterProtocol):
         (one of ``eta``, ``etas``, ``g`` is required when any is given).
     config : ldp.analysis.PEMConfig, optional
         A ready configuration.
-    oracle : {"OLH", "HR", "Hashtogram", "CMS"}, default "OLH"
+    oracle : {"OLH", "HR", "Hashtogram", "CMS", "FLH"}, default "OLH"
         Frequency oracle of the reports (the paper: OLH); see
         :mod:`ldp.core.oracle_specs`.  The configuration optimizer
         assumes OLH's variance either way.
+    pool_size : int, optional
+        FLH's number of public hash functions ``h`` (default 4096,
+        :data:`ldp.oracles.flh.DEFAULT_POOL_SIZE`); only with ``oracle="FLH"``.
+        The pool's seed is public randomness of the plan.
 
     Notes
     -----
@@ -98,9 +103,9 @@ class PEM(HeavyHitterProtocol):
                  threshold: float | None = None, gamma: int | None = None, eta: int | None = None,
                  etas: Sequence[int] | None = None, g: int | None = None,
                  group_fractions: Sequence[float] | None = None, cand_sizes: Sequence[int] | None = None,
-                 config=None, oracle: str = "OLH"):
+                 config=None, oracle: str = "OLH", pool_size: int | None = None):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold)
-        self.oracle = check_oracle(oracle)
+        self._set_oracle(oracle, pool_size)
         self._check_epsilon_limit()
         explicit = {"gamma": gamma, "eta": eta, "etas": etas, "g": g, "group_fractions": group_fractions,
                     "cand_sizes": cand_sizes}
@@ -162,7 +167,8 @@ class PEM(HeavyHitterProtocol):
 
     def _plan(self, n: int, public: dict) -> Plan:
         c = self.config(n)
-        qs = tuple((make_question(0, L, self.epsilon, self.oracle),) for L in c.prefix_lengths)
+        pool = self._pool(public)
+        qs = tuple((make_question(0, L, self.epsilon, self.oracle, **pool),) for L in c.prefix_lengths)
         return Plan(self.m, tuple(_layout(c)[0]), qs)
 
     def _aggregate(self, source: SupportSource) -> list[RoundInfo]:

@@ -59,15 +59,14 @@ from ..core import (
     RangeCandidates,
     RoundInfo,
     channel_hash,
-    check_oracle,
     join_parts,
     make_question,
 )
 from ..engines import SupportSource
 from ..validation import check_int
 from ..values import as_values
-from .base import TwoPhaseProtocol
 from .sizing import fit_query_limit, split_bits
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["SFP", "sfp_queries"]
 
@@ -99,8 +98,10 @@ class SFP(TwoPhaseProtocol):
         queries fit in ``query_limit / 2``.
     hash_bits : int, default 8
         Bits of the puzzle hash (Apple: 8), 1 to 16.
-    oracle : {"CMS", "HR", "Hashtogram", "OLH"}, default "CMS"
+    oracle : {"CMS", "HR", "Hashtogram", "OLH", "FLH"}, default "CMS"
         Frequency oracle of both reports.
+    pool_size : int, optional
+        FLH's number of public hash functions (only with ``oracle="FLH"``).
     fragments_kept : int, optional
         (hash, fragment) pairs kept per position, best first; default ``2 k``.
     check_hash : bool, default True
@@ -117,10 +118,10 @@ class SFP(TwoPhaseProtocol):
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None, fragment_bits: int | None = None, hash_bits: int = 8,
                  oracle: str = "CMS", final_fraction: float | None = None, fragments_kept: int | None = None,
-                 check_hash: bool = True):
+                 check_hash: bool = True, pool_size: int | None = None):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         self.hash_bits = check_int(hash_bits, "hash_bits", 1, 16)
-        self.oracle = check_oracle(oracle)
+        self._set_oracle(oracle, pool_size)
         self.fragments_kept = 2 * self.k if fragments_kept is None else check_int(fragments_kept, "fragments_kept", 1)
         if not isinstance(check_hash, (bool, np.bool_)):
             raise TypeError(f"check_hash must be True or False, got {check_hash!r}")

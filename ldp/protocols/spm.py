@@ -9,8 +9,8 @@ from numba import njit
 from ..analysis import spm_joint_estimate_pair
 from ..core import ExplicitCandidates, Question, RangeCandidates, RoundInfo, join_parts, scaled_estimate
 from ..engines import SupportSource
-from .base import TwoPhaseProtocol
 from .sizing import fit_query_limit, split_bits
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["SPM", "spm_queries"]
 

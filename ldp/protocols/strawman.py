@@ -6,8 +6,8 @@ import numpy as np
 from ..core import ExplicitCandidates, Question, RangeCandidates, RoundInfo, join_parts
 from ..engines import SupportSource
 from ..validation import check_int
-from .base import TwoPhaseProtocol
 from .sizing import int_root, split_bits
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["Strawman", "strawman_sizes"]
 

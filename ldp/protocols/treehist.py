@@ -54,11 +54,11 @@ import math
 
 from scipy import stats
 
-from ..core import Candidates, ExtendCandidates, Question, RangeCandidates, RoundInfo, check_oracle, make_question
+from ..core import Candidates, ExtendCandidates, Question, RangeCandidates, RoundInfo, make_question
 from ..engines import SupportSource
 from ..validation import check_fraction, check_int
 from ..values import sort_unique
-from .base import TwoPhaseProtocol
+from .twophase import TwoPhaseProtocol
 
 __all__ = ["TreeHist"]
 
@@ -82,8 +82,10 @@ class TreeHist(TwoPhaseProtocol):
         the top ``k`` (the pruning is unchanged).
     bits_per_level : int, default 1
         Bits added per tree level (the paper: 1), 1 to 30.
-    oracle : {"HR", "Hashtogram", "OLH", "CMS"}, default "HR"
+    oracle : {"HR", "Hashtogram", "OLH", "CMS", "FLH"}, default "HR"
         Frequency oracle of every report (see :mod:`ldp.core.oracle_specs`).
+    pool_size : int, optional
+        FLH's number of public hash functions (only with ``oracle="FLH"``).
     beta : float, default 0.05
         Expected number of never-held prefixes that clear the pruning
         threshold per level (sets ``z``, see the module notes), in (0, 1).
@@ -103,10 +105,10 @@ class TreeHist(TwoPhaseProtocol):
     def __init__(self, epsilon: float, k: int, m: int, *, query_limit: int = 2**20,
                  threshold: float | None = None, bits_per_level: int = 1, oracle: str = "HR",
                  final_fraction: float | None = None, beta: float = 0.05, min_keep: int | None = None,
-                 max_keep: int | None = None):
+                 max_keep: int | None = None, pool_size: int | None = None):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         self.bits_per_level = check_int(bits_per_level, "bits_per_level", 1, 30)
-        self.oracle = check_oracle(oracle)
+        self._set_oracle(oracle, pool_size)
         self.beta = check_fraction(beta, "beta")
         b = self.bits_per_level
         #: prefix lengths of the tree levels (the leaves, length m, are the final step's)

@@ -1,0 +1,174 @@
+"""Compiled aggregation of FLH (:mod:`ldp.oracles.flh`): the tally of reports and the supports from it.
+
+* :func:`tally_into` -- ``T[j, y] +=`` the number of reports ``(j, y)`` (one pass, ``O(n)``);
+* :func:`support_from_tally` -- ``I_c = sum_j T[j, H_j(c)]`` for every candidate:
+  ``h`` evaluations of OLH's hash (:mod:`ldp.oracles.hashing`) per candidate,
+  each followed by one lookup in the tally (parallel over candidates;
+  :func:`support_serial` in the calling thread for small inputs).
+
+The support kernel has the shape of OLH's (:mod:`ldp.oracles.kernels`): a tile
+of 4 candidates whose 32-bit chunks sit in registers, an inner loop over the
+pool's coefficients (contiguous), OLH's compare replaced by the lookup.  Counts
+are integers, so the result does not depend on the split over threads.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["tally_into", "support_from_tally", "support_serial"]
+
+
+@njit(inline="always", cache=True)
+def _cell(w, dpu):
+    """OLH's reduction of the 64-bit word ``w`` to ``[d']``: ``(((w >> 32) d') >> 32)``."""
+    return ((w >> np.uint64(32)) * dpu) >> np.uint64(32)
+
+
+@njit(cache=True)
+def _part_small(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover - compiled
+    """Supports of candidates ``c_lo:c_hi`` with ``C <= 2`` chunks (``A`` has 2 rows; row 1 zero when ``C = 1``)."""
+    h = B.shape[0]
+    C = cands.shape[0]
+    dpu = np.uint64(np.uint32(dp))
+    A0 = A[0]
+    A1 = A[1]
+    ci = c_lo
+    while ci < c_hi:
+        w = min(4, c_hi - ci)
+        x0 = np.uint64(cands[0, ci])
+        x1 = np.uint64(cands[0, ci + 1 if w > 1 else ci])
+        x2 = np.uint64(cands[0, ci + 2 if w > 2 else ci])
+        x3 = np.uint64(cands[0, ci + 3 if w > 3 else ci])
+        y0 = np.uint64(0)
+        y1 = np.uint64(0)
+        y2 = np.uint64(0)
+        y3 = np.uint64(0)
+        if C == 2:
+            y0 = np.uint64(cands[1, ci])
+            y1 = np.uint64(cands[1, ci + 1 if w > 1 else ci])
+            y2 = np.uint64(cands[1, ci + 2 if w > 2 else ci])
+            y3 = np.uint64(cands[1, ci + 3 if w > 3 else ci])
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        base = 0
+        # four consecutive values (PEM's and TreeHist's extensions, a range of prefixes): the last chunk
+        # grows by one, so the hash word grows by its coefficient, u(x + 1) = u(x) + a (mod 2**64)
+        if C == 1:
+            run = w == 4 and x1 == x0 + 1 and x2 == x0 + 2 and x3 == x0 + 3
+        else:
+            run = (w == 4 and x1 == x0 and x2 == x0 and x3 == x0 and y1 == y0 + 1 and y2 == y0 + 2
+                   and y3 == y0 + 3)
+        if run:
+            S = A0 if C == 1 else A1
+            for j in range(h):
+                st = S[j]
+                u = B[j] + A0[j] * x0 + A1[j] * y0
+                s0 += flat[base + _cell(u, dpu)]
+                u += st
+                s1 += flat[base + _cell(u, dpu)]
+                u += st
+                s2 += flat[base + _cell(u, dpu)]
+                u += st
+                s3 += flat[base + _cell(u, dpu)]
+                base += dp
+        else:
+            for j in range(h):
+                b = B[j]
+                a = A0[j]
+                e = A1[j]
+                s0 += flat[base + _cell(b + a * x0 + e * y0, dpu)]
+                s1 += flat[base + _cell(b + a * x1 + e * y1, dpu)]
+                s2 += flat[base + _cell(b + a * x2 + e * y2, dpu)]
+                s3 += flat[base + _cell(b + a * x3 + e * y3, dpu)]
+                base += dp
+        out[ci] = s0
+        if w > 1:
+            out[ci + 1] = s1
+        if w > 2:
+            out[ci + 2] = s2
+        if w > 3:
+            out[ci + 3] = s3
+        ci += 4
+
+
+@njit(cache=True)
+def _part_general(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover - compiled
+    """Supports of candidates ``c_lo:c_hi``, any number of chunks (tiles of 4 candidates)."""
+    h = B.shape[0]
+    C = cands.shape[0]
+    dpu = np.uint64(np.uint32(dp))
+    X = np.zeros((C, 4), dtype=np.uint64)
+    for ci in range(c_lo, c_hi, 4):
+        w = min(4, c_hi - ci)
+        for i in range(4):  # a short last tile repeats its first candidate
+            for c in range(C):
+                X[c, i] = np.uint64(cands[c, ci + (i if i < w else 0)])
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        base = 0
+        for j in range(h):
+            b = B[j]
+            u0 = b
+            u1 = b
+            u2 = b
+            u3 = b
+            for c in range(C):
+                a = A[c, j]
+                u0 += a * X[c, 0]
+                u1 += a * X[c, 1]
+                u2 += a * X[c, 2]
+                u3 += a * X[c, 3]
+            s0 += flat[base + _cell(u0, dpu)]
+            s1 += flat[base + _cell(u1, dpu)]
+            s2 += flat[base + _cell(u2, dpu)]
+            s3 += flat[base + _cell(u3, dpu)]
+            base += dp
+        out[ci] = s0
+        if w > 1:
+            out[ci + 1] = s1
+        if w > 2:
+            out[ci + 2] = s2
+        if w > 3:
+            out[ci + 3] = s3
+
+
+@njit(parallel=True, cache=True)
+def support_from_tally(flat, B, A, cands, dp, parts):  # pragma: no cover - compiled
+    """``out[c] = sum_j T[j, H_j(c)]`` with ``T`` flattened (``T[j, x] = flat[j d' + x]``)."""
+    nc = cands.shape[1]
+    C = cands.shape[0]
+    out = np.zeros(nc, dtype=np.int64)
+    per = (nc + parts - 1) // parts
+    per = ((per + 3) // 4) * 4
+    for t in prange(parts):
+        lo = t * per
+        hi = min(nc, lo + per)
+        if lo < hi:
+            if C <= 2:
+                _part_small(flat, B, A, cands, dp, lo, hi, out)
+            else:
+                _part_general(flat, B, A, cands, dp, lo, hi, out)
+    return out
+
+
+@njit(cache=True)
+def support_serial(flat, B, A, cands, dp):  # pragma: no cover - compiled
+    """:func:`support_from_tally` in the calling thread (small inputs: no thread-pool wake-up)."""
+    out = np.zeros(cands.shape[1], dtype=np.int64)
+    if cands.shape[0] <= 2:
+        _part_small(flat, B, A, cands, dp, 0, cands.shape[1], out)
+    else:
+        _part_general(flat, B, A, cands, dp, 0, cands.shape[1], out)
+    return out
+
+
+@njit(cache=True)
+def tally_into(index, y, dp, out):  # pragma: no cover - compiled
+    flat = out.reshape(-1)
+    for i in range(index.shape[0]):
+        flat[np.int64(index[i]) * dp + np.int64(y[i])] += 1
