@@ -52,7 +52,8 @@ INTERPRETATION_DOC = "/book/interpretation.md"
 #: the report's groups: the paper's sections, then section 7 and what came after PEM
 SECTIONS = {"2": "Section 2: frequency oracles", "3": "Section 3: existing methods",
             "4": "Section 4: PEM and its analysis (with the appendix)", "5": "Section 5: validation of the analysis",
-            "6": "Section 6: evaluation", "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
+            "6": "Section 6: evaluation",
+            "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
 _BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "secondary"}
 _SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
 _GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
