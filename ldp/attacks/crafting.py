@@ -385,7 +385,8 @@ def support_probability(oracle: FrequencyOracle, kind: str, r: int = 1, trials: 
       target's bit set); OLH ``1`` for one target, :func:`olh_search_support`
       for more; FLH the same with ``min(trials, h)`` searched members (over
       random pools: given the pool, the members' collisions are fixed); HR
-      ``1`` for one target, and no closed form for more (``nan``: measure it, :func:`craft` and :func:`support_matrix`).
+      ``1`` for one target, and no closed form for more (``nan``: measure it,
+      :func:`craft` and :func:`support_matrix`).
     """
     kind = check_kind(kind)
     r = check_int(r, "r", 1)
