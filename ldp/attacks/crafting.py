@@ -25,8 +25,8 @@ uniformly as an honest user does (any member supports the target), so her
 indices look honest; the search over ``T`` members with several targets
 prefers the pool members on which the targets collide, so the indices of many
 searched reports pile up on those members (a tally's row sums show it), and a
-search of the whole pool (``trials >= h``) makes every fake user send the
-same report.
+search of the whole pool (``trials >= h``) makes every fake user send one of
+the few best reports of the pool.
 
 What a report does to an estimate
 ---------------------------------
