@@ -448,6 +448,24 @@ def test_detector_null_bounds_the_honest_tail(name):
             assert emp <= stats.binom.ppf(1 - ALPHA, n, min(bound[c], 1.0)), (name, c, emp / n, bound[c])
 
 
+def test_detector_null_bounds_the_honest_flh_tail_and_flags_searched_reports():
+    """FLH: the null drawn over pool members bounds honest tails; reports searched for 12 answers are flagged."""
+    o = ldp.FLH(2.0, m=32, pool_size=512, pool_seed=3)
+    q = ldp.core.make_question(0, 32, 2.0, "FLH", pool_size=512, pool_seed=3)
+    assert q.oracle().params == o.params
+    answers = np.sort(fresh_targets(32, 12, rng=1))
+    bound = SupportCountDetector(1e-3, seeds=40_000, rng=2).null_tail(q, answers)
+    assert bound[0] == 1.0 and np.all(np.diff(bound) <= 1e-15)
+    n = 60_000
+    for holds in (answers[:1], fresh_targets(32, 1, rng=3)):
+        cnt = support_matrix(o, o.privatize(np.repeat(holds, n), rng=4), answers).sum(axis=1)
+        for c in range(1, 13):
+            assert np.count_nonzero(cnt >= c) <= stats.binom.ppf(1 - ALPHA, n, min(bound[c], 1.0)), (c, bound[c])
+    crafted = support_matrix(o, craft(o, answers, 2000, kind="MGA", rng=5, trials=64), answers).sum(axis=1)
+    c_star = int(np.argmax(bound <= 1e-2))  # a threshold at level 1e-2
+    assert np.mean(crafted >= c_star) > 0.5, (c_star, np.bincount(crafted))
+
+
 def test_detector_false_positive_rate_on_honest_reports_is_at_most_the_stated_rate():
     """PEM, eps = 2, 200,000 honest users (protocol engine): flagged share <= alpha (binomial, 1e-3 level)."""
     data = datasets.exponential(n=200_000, m=64, rng=5)
