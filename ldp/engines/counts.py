@@ -291,8 +291,9 @@ class CountSupport(SupportSource):
         if hit is None:
             ans, cnt = self.answer_counts(groups, question)
             hit = question.oracle().draw_tally(ans, cnt, rng=self.draw)
-            for g in groups if self.crafted is not None else ():
-                extra = self.crafted.tallies.get((g, question))
+            crafted = self.crafted.tallies if self.crafted is not None else {}
+            for g in groups:
+                extra = crafted.get((g, question))
                 if extra is not None:
                     hit = hit + extra
             self._flh_tallies[key] = hit
