@@ -416,6 +416,19 @@ def test_smallest_fraction_and_its_prediction(synthetic):
     assert math.isnan(smallest_fraction(nothing, rng=3)[0])
 
 
+def test_flh_prediction_is_olh_gain_with_the_pool_searched():
+    """An FLH step's predicted fraction: OLH's closed form, with at most pool_size members searched."""
+    steps = pd.DataFrame([{"step": 0, "name": "release", "kind": "prefix", "oracle": "FLH", "epsilon": 2.0,
+                           "width": 32, "r": 1, "bar": 20_000.0}])
+    olh = steps.assign(oracle="OLH")
+    for kind, r in (("MGA", 1), ("MGA", 16), ("input", 1)):
+        assert predicted_fraction(steps, 10**6, kind=kind, targets=r) == predicted_fraction(olh, 10**6, kind=kind,
+                                                                                             targets=r)
+    small = predicted_fraction(steps, 10**6, kind="MGA", targets=16, trials=64, pool_size=4)
+    assert small == predicted_fraction(olh, 10**6, kind="MGA", targets=16, trials=4)
+    assert small > predicted_fraction(steps, 10**6, kind="MGA", targets=16, trials=64)  # fewer members: more users
+
+
 def test_threshold_grid_does_not_depend_on_the_workers():
     data = {"z": datasets.zipf(20_000, m=24, rng=5)}
     protos = {"PEM": lambda e, m: ldp.PEM(e, 4, m)}
