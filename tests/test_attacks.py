@@ -81,10 +81,46 @@ def test_seed_search_reports_support_what_it_counted(name):
     assert cnt.mean() > 16 * o.q + 1
 
 
+@pytest.mark.parametrize("trials,h", [(8, 256), (40, 64), (64, 64)])
+def test_flh_search_tries_distinct_pool_members_and_supports_what_it_counted(trials, h):
+    """FLH's maximal-gain search: the index is a pool member (the user's own public choice), distinct members are
+    tried (both ways of drawing them), and each report supports exactly what the search counted."""
+    o = ldp.FLH(2.0, m=64, pool_size=h, pool_seed=11)
+    idx = ldp.attacks.crafting._distinct_indices(3000, min(trials, h), h, np.random.default_rng(1))
+    assert idx.shape == (3000, min(trials, h)) and idx.min() >= 0 and idx.max() < h
+    assert (np.diff(np.sort(idx, axis=1), axis=1) > 0).all()  # distinct within each row
+    cnt = np.bincount(idx.ravel(), minlength=h)  # each member equally likely: chi-square against uniform
+    assert stats.chisquare(cnt).pvalue > ALPHA
+    t = fresh_targets(64, 16, rng=3)
+    rep = craft(o, t, 2000, kind="MGA", rng=4, trials=trials)
+    o.check_reports(rep)
+    S = support_matrix(o, rep, t)
+    np.testing.assert_array_equal(S.sum(axis=0), o.support(rep, t))
+    own = np.stack([o.hash(rep.index, np.repeat(t[i:i + 1], 2000)) for i in range(16)], axis=1)  # FLH's own hash
+    np.testing.assert_array_equal(S, own == rep.y[:, None])
+    assert S.sum(axis=1).mean() > 16 * o.q + 1  # better than a random report
+
+
+def test_flh_one_target_indices_look_honest_searched_ones_pile_up():
+    """One target: uniform indices, as an honest device draws them; a search for 16 targets prefers the members
+    on which they collide (the module notes of ldp.attacks.crafting)."""
+    o = ldp.FLH(2.0, m=64, pool_size=256, pool_seed=5)
+    t = fresh_targets(64, 16, rng=6)
+    one = craft(o, t[:1], 20_000, kind="MGA", rng=7)
+    assert stats.chisquare(np.bincount(one.index, minlength=256)).pvalue > ALPHA
+    assert (one.y == o.hash(one.index, np.repeat(t[:1], 20_000))).all()
+    many = craft(o, t, 20_000, kind="MGA", rng=8, trials=64)
+    assert stats.chisquare(np.bincount(many.index, minlength=256)).pvalue < ALPHA
+    whole = craft(o, t, 50, kind="MGA", rng=9, trials=256)  # the whole pool searched: its best members only
+    best = max(np.bincount(o.hash(np.full(16, j), t)).max() for j in range(256))
+    assert (support_matrix(o, whole, t).sum(axis=1) == best).all()
+    assert np.unique(whole.index).shape[0] <= np.count_nonzero(np.bincount(many.index, minlength=256))
+
+
 # ---------------------------------------------------------------------------
 # crafted reports of every oracle
 # ---------------------------------------------------------------------------
-ORACLES = ["GRR", "OUE", "OLH", "HR", "CMS"]
+ORACLES = ["GRR", "OUE", "OLH", "HR", "CMS", "FLH"]
 
 
 @pytest.mark.parametrize("name", ORACLES)
@@ -147,6 +183,9 @@ PROTOCOLS = {
     "PEM-HR": lambda: ldp.PEM(2.0, 4, 24, oracle="HR"),
     "PEM-Hashtogram": lambda: ldp.PEM(2.0, 4, 24, oracle="Hashtogram"),
     "PEM-CMS": lambda: ldp.PEM(2.0, 4, 24, oracle="CMS"),
+    "PEM-FLH": lambda: ldp.PEM(2.0, 4, 24, oracle="FLH", pool_size=256),
+    "TreeHist-FLH": lambda: ldp.TreeHist(2.0, 4, 24, bits_per_level=6, oracle="FLH", pool_size=256),
+    "SFP-FLH": lambda: ldp.SFP(2.0, 4, 24, oracle="FLH", pool_size=256),
     "SPM": lambda: ldp.SPM(2.0, 4, 24),
     "MCM": lambda: ldp.MCM(2.0, 4, 24),
     "TreeHist": lambda: ldp.TreeHist(2.0, 4, 24, bits_per_level=6),
@@ -182,7 +221,8 @@ def test_fake_reports_merge_with_honest_batches_and_aggregate(name, kind):
                     assert S.any(axis=1).all()
 
 
-@pytest.mark.parametrize("name", ["PEM", "PEM-HR", "PEM-CMS", "SPM", "MCM", "TreeHist", "SFP"])
+@pytest.mark.parametrize("name", ["PEM", "PEM-HR", "PEM-CMS", "PEM-FLH", "SPM", "MCM", "TreeHist", "SFP",
+                                  "SFP-FLH"])
 def test_fake_wire_reports_pass_the_aggregator_and_match_the_in_memory_path(name):
     """The wire companion: fake devices' bytes pass every check of the deployment's server, and the server's
     result is the in-memory aggregation of the same honest and fake reports (same tie-breaking seed)."""
@@ -279,7 +319,7 @@ def test_sum_tail_table_and_sparse_top_with_crafted_users():
 @pytest.mark.slow
 @pytest.mark.parametrize("name,kind,r", [("PEM", "MGA", 1), ("PEM", "MGA", 3), ("PEM", "input", 2),
                                          ("PEM", "RPA", 1), ("PEM-HR", "MGA", 1), ("PEM-CMS", "MGA", 2),
-                                         ("PEM-CMS", "RPA", 1)])
+                                         ("PEM-CMS", "RPA", 1), ("PEM-FLH", "MGA", 3), ("PEM-FLH", "input", 1)])
 def test_count_engine_with_crafted_users_has_the_protocols_supports(name, kind, r):
     """Each candidate's support over runs: same mean and variance in both engines (targets, held, unheld)."""
     P = PROTOCOLS[name]()
@@ -376,6 +416,19 @@ def test_smallest_fraction_and_its_prediction(synthetic):
     assert math.isnan(smallest_fraction(nothing, rng=3)[0])
 
 
+def test_flh_prediction_is_olh_gain_with_the_pool_searched():
+    """An FLH step's predicted fraction: OLH's closed form, with at most pool_size members searched."""
+    steps = pd.DataFrame([{"step": 0, "name": "release", "kind": "prefix", "oracle": "FLH", "epsilon": 2.0,
+                           "width": 32, "r": 1, "bar": 20_000.0}])
+    olh = steps.assign(oracle="OLH")
+    for kind, r in (("MGA", 1), ("MGA", 16), ("input", 1)):
+        assert predicted_fraction(steps, 10**6, kind=kind, targets=r) == predicted_fraction(olh, 10**6, kind=kind,
+                                                                                             targets=r)
+    small = predicted_fraction(steps, 10**6, kind="MGA", targets=16, trials=64, pool_size=4)
+    assert small == predicted_fraction(olh, 10**6, kind="MGA", targets=16, trials=4)
+    assert small > predicted_fraction(steps, 10**6, kind="MGA", targets=16, trials=64)  # fewer members: more users
+
+
 def test_threshold_grid_does_not_depend_on_the_workers():
     data = {"z": datasets.zipf(20_000, m=24, rng=5)}
     protos = {"PEM": lambda e, m: ldp.PEM(e, 4, m)}
@@ -406,6 +459,24 @@ def test_detector_null_bounds_the_honest_tail(name):
         for c in range(1, 13):
             emp = np.count_nonzero(cnt >= c)
             assert emp <= stats.binom.ppf(1 - ALPHA, n, min(bound[c], 1.0)), (name, c, emp / n, bound[c])
+
+
+def test_detector_null_bounds_the_honest_flh_tail_and_flags_searched_reports():
+    """FLH: the null drawn over pool members bounds honest tails; reports searched for 12 answers are flagged."""
+    o = ldp.FLH(2.0, m=32, pool_size=512, pool_seed=3)
+    q = ldp.core.make_question(0, 32, 2.0, "FLH", pool_size=512, pool_seed=3)
+    assert q.oracle().params == o.params
+    answers = np.sort(fresh_targets(32, 12, rng=1))
+    bound = SupportCountDetector(1e-3, seeds=40_000, rng=2).null_tail(q, answers)
+    assert bound[0] == 1.0 and np.all(np.diff(bound) <= 1e-15)
+    n = 60_000
+    for holds in (answers[:1], fresh_targets(32, 1, rng=3)):
+        cnt = support_matrix(o, o.privatize(np.repeat(holds, n), rng=4), answers).sum(axis=1)
+        for c in range(1, 13):
+            assert np.count_nonzero(cnt >= c) <= stats.binom.ppf(1 - ALPHA, n, min(bound[c], 1.0)), (c, bound[c])
+    crafted = support_matrix(o, craft(o, answers, 2000, kind="MGA", rng=5, trials=64), answers).sum(axis=1)
+    c_star = int(np.argmax(bound <= 1e-2))  # a threshold at level 1e-2
+    assert np.mean(crafted >= c_star) > 0.5, (c_star, np.bincount(crafted))
 
 
 def test_detector_false_positive_rate_on_honest_reports_is_at_most_the_stated_rate():

@@ -5,7 +5,7 @@ the server from its users.  This package lets a deployer measure it with the
 library's own protocols and reports:
 
 * :mod:`~ldp.attacks.crafting` -- fake reports of one frequency oracle (GRR,
-  OUE, OLH, HR, CMS): input manipulation, random perturbed values, maximal
+  OUE, OLH, HR, CMS, FLH): input manipulation, random perturbed values, maximal
   gain (with a hash-seed search), and what each does to an estimate
   (eq. (2)): :func:`craft`, :func:`gain`, :func:`support_probability`,
   :func:`crafted_rho`, :func:`support_matrix`;

@@ -13,7 +13,20 @@ The three kinds of fake report (Cao, Jia and Gong, USENIX Security 2021):
   other bits so that the expected number of ones is an honest report's;
   the hashed oracles OLH and Hadamard response search ``trials`` hash seeds
   per report for the one whose hashes of the targets share an output
-  (:func:`ldp.attacks.kernels.olh_search`, :func:`~ldp.attacks.kernels.hr_search`).
+  (:func:`ldp.attacks.kernels.olh_search`, :func:`~ldp.attacks.kernels.hr_search`);
+  FLH (:mod:`ldp.oracles.flh`) searches ``min(trials, h)`` distinct members
+  of its public pool instead (:func:`_mga_flh`).
+
+FLH's pool index is the user's own draw (uniform, from her device's public
+coins, :meth:`ldp.FLH.draw_noise`, sent in the clear and independent of her
+value), so nothing on the server can tell a chosen index from a drawn one in
+a single report: a fake user picks it freely.  With one target she draws it
+uniformly as an honest user does (any member supports the target), so her
+indices look honest; the search over ``T`` members with several targets
+prefers the pool members on which the targets collide, so the indices of many
+searched reports pile up on those members (a tally's row sums show it), and a
+search of the whole pool (``trials >= h``) makes every fake user send one of
+the few best reports of the pool.
 
 What a report does to an estimate
 ---------------------------------
@@ -40,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ..oracles import CMS, GRR, HR, OLH, OUE, FrequencyOracle, Reports
+from ..oracles import CMS, FLH, GRR, HR, OLH, OUE, FrequencyOracle, Reports
 from ..oracles.base import check_indices, uint_dtype
 from ..validation import check_int, check_rng
 from ..values import as_values, to_chunks32
@@ -64,7 +77,7 @@ def check_kind(kind) -> str:
 
 
 def _hashed(oracle) -> bool:
-    return isinstance(oracle, (OLH, HR, CMS))
+    return isinstance(oracle, (OLH, HR, CMS, FLH))
 
 
 def _answers(oracle: Any, answers) -> np.ndarray:
@@ -129,7 +142,7 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     Parameters
     ----------
     oracle : FrequencyOracle
-        GRR, OUE, OLH (or BLH), HR or CMS.
+        GRR, OUE, OLH (or BLH), HR, CMS or FLH.
     answers : array_like
         The targets (values the oracle takes: ``m``-bit values for the hashed
         oracles, indices for GRR and OUE); duplicates are merged.  Ignored by
@@ -141,7 +154,7 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
         The attacker's randomness (hash seeds, coins): a simulation.
     trials : int, default 64
         ``"MGA"`` with OLH or HR and more than one target: hash seeds each
-        report tries (1 to 2**16).
+        report tries (1 to 2**16); with FLH, distinct pool members (at most ``h``).
 
     Returns
     -------
@@ -172,9 +185,11 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
         bits = _bits(n, oracle.width, _extra_ones(oracle, forced, oracle.width), rng)
         _set_bits(bits, np.repeat(np.arange(n), r), cells.ravel())
         return oracle.reports_class(oracle.params, seed=seeds, bits=bits)
+    if isinstance(oracle, FLH):
+        return _mga_flh(oracle, a, n, rng, trials)
     if isinstance(oracle, (OLH, HR)):
         return _mga_hashed(oracle, a, n, rng, trials)
-    raise TypeError(f"oracle must be a GRR, OUE, OLH, HR or CMS instance, got {type(oracle).__name__}")
+    raise TypeError(f"oracle must be a GRR, OUE, OLH, HR, CMS or FLH instance, got {type(oracle).__name__}")
 
 
 def _chunks(oracle, answers: np.ndarray) -> np.ndarray:
@@ -210,6 +225,55 @@ def _mga_hashed(oracle, a: np.ndarray, n: int, rng: np.random.Generator, trials:
     return oracle.reports_class(oracle.params, seed=seed, y=y.astype(uint_dtype(oracle.K - 1)))
 
 
+def _distinct_indices(n: int, T: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n, T)`` pool indices, distinct within each row: a uniform ``T``-subset of ``[h]`` per row, in random order.
+
+    Sparse rows (``4 T <= h``): uniform draws, the repeats of a row redrawn
+    until none is left (the law is invariant under permutations of ``[h]``, so
+    each row's set is a uniform subset); dense rows: the first ``T`` of a
+    random permutation (sorted random keys, a block of rows at a time).
+    """
+    if 4 * T > h:
+        out = np.empty((n, T), dtype=np.int64)
+        step = max(1, 2**22 // h)
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            out[lo:hi] = np.argsort(rng.random((hi - lo, h)), axis=1)[:, :T]
+        return out
+    idx = rng.integers(0, h, size=(n, T))
+    while True:
+        order = np.argsort(idx, axis=1, kind="stable")
+        srt = np.take_along_axis(idx, order, axis=1)
+        dup = np.zeros(idx.shape, dtype=bool)
+        np.put_along_axis(dup, order[:, 1:], srt[:, 1:] == srt[:, :-1], axis=1)
+        k = int(np.count_nonzero(dup))
+        if not k:
+            return idx
+        idx[dup] = rng.integers(0, h, size=k)
+
+
+def _mga_flh(oracle: FLH, a: np.ndarray, n: int, rng: np.random.Generator, trials: int) -> Reports:
+    """FLH's maximal-gain reports: the pool index is the fake user's to choose (module notes).
+
+    One target: a uniform index (what an honest device draws) and ``y =
+    H_J(t)``.  Several: of ``T = min(trials, h)`` distinct uniform members of
+    the pool, the one whose fullest hash bin holds most targets
+    (:func:`ldp.attacks.kernels.olh_search` on the members' seeds), and that bin.
+    """
+    h, dp = oracle.pool_size, oracle.d_prime
+    T = 1 if a.shape[0] == 1 else min(trials, h)
+    idx = _distinct_indices(n, T, h, rng)
+    seeds = np.ascontiguousarray(oracle.seeds[idx])  # (n, T): distinct members have distinct seeds
+    ch = _chunks(oracle, a)
+    if T == 1:
+        j = idx[:, 0]
+        y = kernels.hash_cells(np.ascontiguousarray(seeds[:, 0]), ch, dp)[:, 0]
+    else:
+        seed, y, _ = kernels.olh_search(seeds, ch, dp)
+        j = idx[np.arange(n), np.argmax(seeds == seed[:, None], axis=1)]
+    return oracle.reports_class(oracle.params, index=j.astype(uint_dtype(h - 1)), y=y.astype(uint_dtype(dp - 1)))
+
+
 def _rpa(oracle, n: int, rng: np.random.Generator) -> Reports:
     """Reports drawn uniformly from the output space."""
     if isinstance(oracle, GRR):
@@ -217,6 +281,10 @@ def _rpa(oracle, n: int, rng: np.random.Generator) -> Reports:
         return oracle.reports_class(oracle.params, y=rng.integers(0, d, size=n).astype(uint_dtype(d - 1)))
     if isinstance(oracle, OUE):
         return oracle.reports_class(oracle.params, bits=_bits(n, oracle.domain_size, np.full(n, 0.5), rng))
+    if isinstance(oracle, FLH):  # a uniform index and a uniform symbol
+        h, dp = oracle.pool_size, oracle.d_prime
+        return oracle.reports_class(oracle.params, index=rng.integers(0, h, size=n).astype(uint_dtype(h - 1)),
+                                    y=rng.integers(0, dp, size=n).astype(uint_dtype(dp - 1)))
     seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
     if isinstance(oracle, CMS):
         return oracle.reports_class(oracle.params, seed=seeds, bits=_bits(n, oracle.width, np.full(n, 0.5), rng))
@@ -245,8 +313,9 @@ def support_matrix(oracle: Any, reports: Any, answers) -> np.ndarray:
     ch = _chunks(oracle, a)
     for lo in range(0, reports.n, 2**16):
         part = reports[lo:lo + 2**16]
-        cells = kernels.hash_cells(part.seed, ch, oracle.cells)
-        if isinstance(oracle, OLH):
+        seed = oracle.seeds[part.index.astype(np.int64)] if isinstance(oracle, FLH) else part.seed
+        cells = kernels.hash_cells(seed, ch, oracle.cells)
+        if isinstance(oracle, (OLH, FLH)):
             out[lo:lo + part.n] = cells == part.y.astype(np.uint64)[:, None]
         elif isinstance(oracle, HR):
             out[lo:lo + part.n] = oracle.in_set(cells, part.y.astype(np.uint64)[:, None])
@@ -314,8 +383,10 @@ def support_probability(oracle: FrequencyOracle, kind: str, r: int = 1, trials: 
     * ``"RPA"``: :func:`crafted_rho` (no target);
     * ``"MGA"``: GRR ``1 / r`` (one target per report); OUE, CMS ``1`` (every
       target's bit set); OLH ``1`` for one target, :func:`olh_search_support`
-      for more; HR ``1`` for one target, and no closed form for more (``nan``:
-      measure it, :func:`craft` and :func:`support_matrix`).
+      for more; FLH the same with ``min(trials, h)`` searched members (over
+      random pools: given the pool, the members' collisions are fixed); HR
+      ``1`` for one target, and no closed form for more (``nan``: measure it,
+      :func:`craft` and :func:`support_matrix`).
     """
     kind = check_kind(kind)
     r = check_int(r, "r", 1)
@@ -327,6 +398,8 @@ def support_probability(oracle: FrequencyOracle, kind: str, r: int = 1, trials: 
         return 1.0 / r
     if isinstance(oracle, (OUE, CMS)) or r == 1:
         return 1.0
+    if isinstance(oracle, FLH):
+        return olh_search_support(r, oracle.d_prime, min(trials, oracle.pool_size))
     if isinstance(oracle, OLH):
         return olh_search_support(r, oracle.d_prime, trials)
     return float("nan")
@@ -341,7 +414,9 @@ def crafted_rho(oracle: FrequencyOracle, kind: str, r: int = 1) -> float:
     * ``"MGA"``: GRR ``0``; OUE the other bits' probability
       (:func:`_extra_ones`); CMS ``q`` (the expected number of ones is an
       honest report's, so a uniform cell is set with probability ``q``); OLH
-      ``1/d' = q``; HR ``(b/2 - 1) / (B (b-1))``: the crafted symbol is in the
+      and FLH ``1/d' = q`` (FLH: over random pools; given the pool, a report
+      for ``t`` supports ``c`` with the share of members on which they
+      collide, :mod:`ldp.oracles.flh`); HR ``(b/2 - 1) / (B (b-1))``: the crafted symbol is in the
       target's set ``C_h`` but not at position 0 of its block (which is in the
       set of every cell of the block), and of the ``B (b-1)`` cells a uniform
       other value may hash to, ``b/2 - 1`` have it in their set (the nonzero
@@ -359,7 +434,7 @@ def crafted_rho(oracle: FrequencyOracle, kind: str, r: int = 1) -> float:
             return 1.0 / oracle.domain_size
         if isinstance(oracle, (OUE, CMS)):
             return 0.5
-        if isinstance(oracle, OLH):
+        if isinstance(oracle, (OLH, FLH)):
             return 1.0 / oracle.d_prime
         return (oracle.block_size / 2) / oracle.K  # type: ignore[attr-defined]
     if isinstance(oracle, GRR):
@@ -368,7 +443,7 @@ def crafted_rho(oracle: FrequencyOracle, kind: str, r: int = 1) -> float:
         return float(_extra_ones(oracle, np.asarray(r), oracle.domain_size))
     if isinstance(oracle, CMS):
         return float(oracle.q)
-    if isinstance(oracle, OLH):
+    if isinstance(oracle, (OLH, FLH)):
         return 1.0 / oracle.d_prime
     return (oracle.block_size / 2 - 1) / oracle.cells  # type: ignore[attr-defined]
 

@@ -32,6 +32,12 @@ with the real hash family, for a user holding each ``a_j`` and for one holding
 none of them, and bounds each average from above at confidence ``1 - delta``
 (Chernoff's bound for means of ``[0, 1]`` variables, Bonferroni over the
 ``A + 1`` cases).  No independence beyond the seed being uniform is assumed.
+FLH's honest index is uniform on its public pool, so the server draws ``M``
+pool members instead of seeds: the bound is then the tail given the pool.
+For a non-holder it is computed for one value outside the answers; under FLH
+a value that collides with many answers on many members of the fixed pool has
+a heavier tail (:mod:`ldp.oracles.flh`'s support law), which this bound does
+not cover.
 A user who sends several reports (the two-phase protocols) is flagged when
 any report reaches its question's threshold, each question tested at
 ``alpha`` divided by the number of her reports (a union bound).
@@ -58,7 +64,7 @@ from scipy import optimize, stats
 
 from ..core import HeavyHitterResult, ProtocolReports, Question
 from ..metrics import f1
-from ..oracles import CMS, HR, OLH
+from ..oracles import CMS, FLH, HR, OLH
 from ..validation import check_fraction, check_int, check_rng
 from ..values import as_values, match_sorted, prefix, sort_unique, to_chunks32, value_keys
 from . import kernels
@@ -172,16 +178,19 @@ class SupportCountDetector:
             outside = random_values(o.m, 1, rng=self._rng)
         vals = np.concatenate([a, outside]) if a.ndim == 1 else np.vstack([a, outside])
         chunks = np.ascontiguousarray(to_chunks32(vals, o.m))
-        seeds = self._rng.integers(0, 2**64, size=self.seeds, dtype=np.uint64)
+        if isinstance(o, FLH):  # an honest index is uniform on the public pool: draw members, not seeds
+            seeds = np.ascontiguousarray(o.seeds[self._rng.integers(0, o.pool_size, size=self.seeds)])
+        else:
+            seeds = self._rng.integers(0, 2**64, size=self.seeds, dtype=np.uint64)
         cells = kernels.hash_cells(seeds, chunks, o.cells)
-        if isinstance(o, OLH):
+        if isinstance(o, (OLH, FLH)):
             sums = kernels.olh_null_tails(cells, o.d_prime, o.p)
         elif isinstance(o, HR):
             sums = kernels.hr_null_tails(cells, o.blocks, o.block_size, math.exp(o.epsilon), o.normalizer)
         elif isinstance(o, CMS):
             sums = kernels.cms_null_tails(cells, o.p, o.flip)
         else:  # pragma: no cover - the protocols' oracles are hashed
-            raise TypeError(f"the detector needs a hashed oracle (OLH, HR, CMS), got {type(o).__name__}")
+            raise TypeError(f"the detector needs a hashed oracle (OLH, HR, CMS, FLH), got {type(o).__name__}")
         means = sums / self.seeds
         d = self.delta / (A + 1)
         bound = np.array([[chernoff_upper(x, self.seeds, d) if 0 < c <= A else (1.0 if c == 0 else 0.0)

@@ -274,7 +274,7 @@ def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, k
     ----------
     protocol : HeavyHitterProtocol
         PEM, SPM, MCM, TreeHist, SFP or the strawman, with any oracle its
-        questions use (OLH, HR, Hashtogram, CMS).
+        questions use (OLH, HR, Hashtogram, CMS, FLH).
     plan : Plan
         The published plan (:meth:`~ldp.protocols.HeavyHitterProtocol.plan`).
     targets : int or array_like

@@ -25,19 +25,24 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..oracles import CMS, GRR, HR, OLH, OUE
+from ..oracles import CMS, FLH, GRR, HR, OLH, OUE
 from ..validation import check_int, check_rng
 from .crafting import craft, crafted_rho, support_matrix, support_probability
 from .fake import random_values
 
 __all__ = ["ORACLE_NAMES", "make_oracle", "gain_table"]
 
-#: the oracles of the gain table
+#: the oracles of the gain table (chapter 09's); :func:`make_oracle` also makes ``"FLH"``
 ORACLE_NAMES = ("GRR", "OUE", "OLH", "HR", "CMS")
 
 
-def make_oracle(name: str, epsilon: float, *, m: int = 64, domain: int = 1024):
-    """The oracle ``name`` at ``epsilon``: GRR and OUE on ``domain`` values, the hashed ones on ``m``-bit values."""
+def make_oracle(name: str, epsilon: float, *, m: int = 64, domain: int = 1024, pool_size: int = 4096):
+    """The oracle ``name`` at ``epsilon``: GRR and OUE on ``domain`` values, the hashed ones on ``m``-bit values.
+
+    ``"FLH"`` has a pool of ``pool_size`` members (seed 0): its ``p``, ``q``
+    and ``d'`` are OLH's, so its closed-form gain is OLH's (with
+    ``min(trials, h)`` searched members).
+    """
     if name == "GRR":
         return GRR(epsilon, domain)
     if name == "OUE":
@@ -48,7 +53,9 @@ def make_oracle(name: str, epsilon: float, *, m: int = 64, domain: int = 1024):
         return HR(epsilon, m=m)
     if name == "CMS":
         return CMS(epsilon, m=m)
-    raise ValueError(f"oracle must be one of {ORACLE_NAMES}, got {name!r}")
+    if name == "FLH":
+        return FLH(epsilon, m=m, pool_size=pool_size)
+    raise ValueError(f"oracle must be one of {ORACLE_NAMES + ('FLH',)}, got {name!r}")
 
 
 def _others(o, targets: np.ndarray, count: int, rng) -> np.ndarray:
@@ -69,7 +76,7 @@ def gain_table(epsilons: Sequence[float], *, oracles: Sequence[str] = ORACLE_NAM
     ----------
     epsilons : sequence of float
     oracles : sequence of str
-        Names from :data:`ORACLE_NAMES`.
+        Names from :data:`ORACLE_NAMES`, or ``"FLH"`` (:func:`make_oracle`).
     rs : sequence of int
         Numbers of targets.
     kinds : sequence of str

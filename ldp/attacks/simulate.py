@@ -17,7 +17,9 @@ chunks, as the runs need them, and serve both engines:
   with probability ``rho`` (:func:`ldp.attacks.crafting.report_rho`).  Exact
   for input manipulation, for random perturbed values under OLH and for
   maximal-gain reports with one target; with several targets the searched
-  seeds make ``rho`` an approximation (:mod:`ldp.engines.crafted`).
+  seeds make ``rho`` an approximation (:mod:`ldp.engines.crafted`).  FLH
+  questions add the crafted reports' own tally to the honest one: exact for
+  every kind.
 
 The fake users replace honest users: the data set's users at their plan
 indices do not report (with a fraction ``beta`` of fake users, ``(1 - beta) n``
@@ -214,10 +216,15 @@ class Scenario:
         marked: dict = {}
         rho: dict = {}
         joint: dict = {}
+        tallies: dict = {}
         used = [c for c in range(len(self._chunks)) if c * CHUNK < f]
         for g, qs in enumerate(self.plan.questions):
             rows = []
             for j, q in enumerate(qs):
+                if q.pool_size:  # FLH: the crafted reports' own tally (exact, ldp.engines.crafted)
+                    o = q.oracle()
+                    tallies[g, q] = sum((o.tally(self._chunks[c].group_reports(g)[j][self._ind[c][g, j][0] < f])
+                                         for c in used), np.zeros(o.tally_shape, dtype=np.int64))
                 S = np.concatenate([self._ind[c][g, j][1][self._ind[c][g, j][0] < f] for c in used])
                 rows.append(S)
                 if q not in marked:
@@ -230,7 +237,7 @@ class Scenario:
                 # counts below 2**53: the float product (BLAS) is exact
                 joint[g, qs[ja], qs[jb]] = np.rint(Sa.T.astype(np.float64) @ Sb.astype(np.float64)).astype(np.int64)
         rho_q = {q: (t / c if c else 0.0) for q, (t, c) in rho.items()}
-        return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint)
+        return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint, tallies=tallies)
 
     # -- runs ---------------------------------------------------------------
     def source(self, fake, *, engine: str = "counts", rng=None) -> SupportSource:

@@ -194,7 +194,7 @@ def honest_steps(protocol: HeavyHitterProtocol, data: Dataset, *, reps: int, rng
 
 
 def predicted_fraction(steps: pd.DataFrame, n: int, *, kind: str, need: int = 1, targets: int = 1,
-                       trials: int = 64) -> float:
+                       trials: int = 64, pool_size: int = 0) -> float:
     """``max_i B_i / (n g_i + B_i)`` over the steps of :func:`honest_steps` (the module notes).
 
     ``B_i`` is step ``i``'s bar for ``need`` targets (``r = need`` in
@@ -203,7 +203,9 @@ def predicted_fraction(steps: pd.DataFrame, n: int, *, kind: str, need: int = 1,
     (:func:`ldp.attacks.support_probability`).  A bar at or below 0 needs no
     fake user.  ``nan`` when a step's gain is not positive or unknown (the
     fake reports cannot lift the targets there, or Hadamard response with
-    several targets, which has no closed form).
+    several targets, which has no closed form).  An FLH step's gain is OLH's
+    (same ``p``, ``q``, ``d'``) with ``min(trials, pool_size)`` searched pool
+    members (``pool_size`` 0: ``trials``).
     """
     best = 0.0
     rows = steps[steps["r"] == need]
@@ -212,8 +214,9 @@ def predicted_fraction(steps: pd.DataFrame, n: int, *, kind: str, need: int = 1,
     for row in rows.itertuples():
         if not np.isfinite(row.bar):
             continue
-        o = oracle_for(row.oracle, float(row.epsilon), int(row.width))
-        g = gain(o, support_probability(o, kind, targets, trials))
+        flh = row.oracle == "FLH"
+        o = oracle_for("OLH" if flh else row.oracle, float(row.epsilon), int(row.width))
+        g = gain(o, support_probability(o, kind, targets, min(trials, pool_size) if flh and pool_size else trials))
         if not g > 0:
             return float("nan")
         bar = max(float(row.bar), 0.0)

@@ -283,13 +283,20 @@ class CountSupport(SupportSource):
 
         Drawn from its exact law given the answer counts (:meth:`ldp.FLH.draw_tally`)
         the first time the question is counted, then reused, as the protocol
-        reuses the same reports.
+        reuses the same reports.  Crafted users (:class:`ldp.engines.CraftedUsers`)
+        add their reports' own tally (:attr:`~ldp.engines.CraftedUsers.tallies`): exact.
         """
         key = (question, tuple(groups))
         hit = self._flh_tallies.get(key)
         if hit is None:
             ans, cnt = self.answer_counts(groups, question)
-            hit = self._flh_tallies[key] = question.oracle().draw_tally(ans, cnt, rng=self.draw)
+            hit = question.oracle().draw_tally(ans, cnt, rng=self.draw)
+            crafted = self.crafted.tallies if self.crafted is not None else {}
+            for g in groups:
+                extra = crafted.get((g, question))
+                if extra is not None:
+                    hit = hit + extra
+            self._flh_tallies[key] = hit
         return hit
 
     def supports(self, groups, question, cands) -> np.ndarray:

@@ -31,6 +31,14 @@ marked answers are exact counts too (:attr:`CraftedUsers.joint`); a pair with
 an unmarked side draws the overlap of the two sets of supporting crafted
 reports as a hypergeometric (the two reports of a crafted user are built
 independently).
+
+**FLH** (:mod:`ldp.oracles.flh`, law 4 of :mod:`ldp.engines`) needs neither
+``marked`` nor ``rho``: its supports are functions of the tally ``T[j, y]``,
+which is additive over users.  The count engine draws the honest users' tally
+from its exact law (:meth:`ldp.FLH.draw_tally`) and adds the crafted reports'
+own tally (:attr:`CraftedUsers.tallies`, counted on the real crafted reports),
+so the joint law of every candidate's support is **exact** for every kind of
+fake report, searched pool members included.
 """
 from __future__ import annotations
 
@@ -64,12 +72,17 @@ class CraftedUsers:
         For SPM's pair groups: ``joint[g, qa, qb][i, j]`` crafted users of
         group ``g`` whose ``qa`` report supports marked answer ``i`` of ``qa``
         and whose ``qb`` report supports marked answer ``j`` of ``qb``.
+    tallies : mapping of (int, Question) to numpy.ndarray
+        For FLH questions: ``tallies[g, q]`` is the tally ``T[j, y]``
+        (:meth:`ldp.FLH.tally`, ``int64`` ``(h, d')``) of the crafted reports
+        of group ``g`` to ``q``.
     """
 
     users: np.ndarray
     rho: Mapping[Question, float]
     marked: Mapping[Question, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     joint: Mapping[tuple[int, Question, Question], np.ndarray] = field(default_factory=dict)
+    tallies: Mapping[tuple[int, Question], np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         users = np.asarray(self.users, dtype=np.int64)
