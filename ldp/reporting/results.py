@@ -1,29 +1,11 @@
 """Where the claims read their numbers: the figure CSVs and a few named result tables.
 
-Every chapter already writes the tidy table of each figure next to the figure
-(:func:`ldp.plotting.save_figure`): ``<figures>/NAME.csv``.  Most claims of the
-registry (:mod:`ldp.reporting.claims`) are functions of those tables.  A
-claim that needs a number no figure plots reads an extra named table that its
-chapter saves with :meth:`ResultStore.save`: ``<tables>/<chapter>/<name>.csv``
-with a JSON sidecar ``<name>.json`` (the ``meta`` given, plus the columns and
-the time it was written).
-
-One store per build mode: ``_generated/cache/{quick,full}/`` holds
-``figures/`` (written by the notebook runner) and ``tables/``
-(:meth:`ResultStore.for_build`).  A rerun (``python -m ldp rerun``) gets its
-own: its folder ``my-runs/NAME-HASH/`` holds ``figures/``,
-``parameters.json`` and, once the chapters save them, ``tables/``
-(:meth:`ResultStore.for_rerun`).  Inside a notebook,
-:meth:`ResultStore.from_environment` finds the store of the run in progress
-from ``$LDP_FIGURE_DIR`` (the runner sets it), so a chapter writes where its
-figures go.
-
-The extra tables the claims read are listed in :data:`EXTRA_TABLES` (until a
-chapter saves one, the claims that need it are "not testable here"); each is made
-by the ``frame`` of its module in :mod:`ldp.figures` (``oracle_examples``,
-``joint_estimator``, ``eval_datasets``, ``threshold.release_frame``, ``identification.frame`` of the
-text's n), by :func:`ldp.experiments.anomalies.anomaly_table` or by
-:func:`ldp.experiments.summary.final_round_release`.
+A claim reads the CSV a chapter saved beside its figure (:func:`ldp.plotting.save_figure`), or an extra
+named table the chapter saved with :meth:`ResultStore.save` (listed in :data:`EXTRA_TABLES`; until a chapter
+saves one, the claims that need it are "not testable here").  One store per build mode
+(:meth:`ResultStore.for_build`: ``_generated/cache/{quick,full}/``), one per rerun folder
+(:meth:`ResultStore.for_rerun`), and inside a notebook the run in progress
+(:meth:`ResultStore.from_environment`, from ``$LDP_FIGURE_DIR``).
 """
 from __future__ import annotations
 
