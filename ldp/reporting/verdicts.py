@@ -25,9 +25,7 @@ __all__ = [
     "not_testable", "tolerance_table",
 ]
 
-# --------------------------------------------------------------------------- #
-# vocabulary and tolerances (rendered on the report page)
-# --------------------------------------------------------------------------- #
+# ------------------------------------------------ vocabulary and tolerances (rendered on the report page)
 REPRODUCED = "reproduced"
 PARTLY = "partly reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -182,9 +180,7 @@ def holm_reject(pvalues, alpha: float = FAMILY_ALPHA) -> np.ndarray:
     return reject
 
 
-# --------------------------------------------------------------------------- #
-# decisions
-# --------------------------------------------------------------------------- #
+# --------------------------------------------------------------------------- decisions
 @dataclass(frozen=True)
 class Decision:
     """The outcome of a rule.
