@@ -11,6 +11,7 @@
 * :func:`assumption_summary`, :func:`assumption_configurations`, :func:`config_label` -- the
   optimizer under different assumed distributions (Figure 8(c));
 * :func:`k_for_threshold`, :func:`threshold_table` -- the k a threshold θ translates into (Figure 7);
+* :func:`optimizer_curves`, :func:`plan_bars` -- the data of Figure 1 and of the optimizer's figure (section 4.3);
 * :func:`share`, :func:`compress`, :func:`is_whole` -- how the tables write budgets and lists.
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pandas as pd
 
 from .. import metrics
 from .. import values as V
-from ..analysis import evaluate_configs, pem_config
+from ..analysis import candidate_configs, evaluate_configs, pem_config
 from ..analysis.config import PEMConfig
 from ..core.dataset import Dataset
 from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
@@ -33,7 +34,7 @@ from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
 __all__ = ["share", "compress", "is_whole", "protocol_variants", "configuration_table", "configuration_values",
            "demo_runs", "demo_summary", "rounds_frame", "demo_values", "rounds_table", "config_table",
            "readings_table", "eta_table", "config_label", "assumption_summary", "assumption_configurations",
-           "k_for_threshold", "threshold_table"]
+           "k_for_threshold", "threshold_table", "optimizer_curves", "plan_bars"]
 
 
 def share(eps_q: float, eps: float) -> str:
@@ -305,3 +306,76 @@ def readings_table(rule: Mapping[int, PEMConfig], epsilons, n) -> pd.DataFrame:
             row["cap 1 - 1/k"] = 1 - 1 / k
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def optimizer_curves(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfig], *, m: int, n, eta_max: int,
+                     choice: str) -> pd.DataFrame:
+    """Predicted F1 and NCR against η and the optimizer's choices (layout ``choice``): see
+    :func:`ldp.figures.pem_optimizer.frame`, whose data this is."""
+    epsilons = list(dict.fromkeys(eps for _, eps in opt))
+    out = []
+    for col, k in enumerate(rule):
+        eta_feasible = rule[k].etas[0]  # largest eta within the limit (the rule)
+        left = [c for c in candidate_configs(k, m, query_limit=2**40, eta_layout="leftover") if c.etas[0] <= eta_max]
+        bal = [c for c in candidate_configs(k, m, query_limit=2**40, eta_layout="balanced") if max(c.etas) <= eta_max]
+        for eps in epsilons:
+            lft = evaluate_configs(left, eps, n=n, competitors="lower")
+            lft = lft.assign(eta=lft.etas.map(lambda e: e[0]))
+            bl = evaluate_configs(bal, eps, n=n, competitors="lower")
+            paper = evaluate_configs(bal, eps, n=n, competitors="paper")
+            bl = bl.assign(eta=bl.etas.map(max), f1_paper=paper["f1"].to_numpy(), ncr_paper=paper["ncr"].to_numpy())
+            c_opt = opt[k, eps]
+            for row, metric in enumerate(("f1", "ncr")):
+                y_opt = c_opt.predicted_f1 if metric == "f1" else c_opt.predicted_ncr
+                points = pd.concat([lft[["eta", "etas", metric]].assign(layout="leftover"),
+                                    bl[["eta", "etas", metric, f"{metric}_paper"]].assign(layout="balanced")
+                                    .rename(columns={f"{metric}_paper": "predicted_paper"}),
+                                    pd.DataFrame({"eta": [max(c_opt.etas)], "etas": [c_opt.etas], metric: [y_opt],
+                                                  "layout": [choice]})])
+                out.append(points.rename(columns={metric: "predicted"}).assign(
+                    panel="abcd"[2 * row + col], k=k, metric=metric, epsilon=eps,
+                    etas=points["etas"].map(str).to_numpy(),
+                    over_query_limit=(points["eta"] > eta_feasible).to_numpy()))
+    return pd.concat(out, ignore_index=True)[
+        ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper",
+         "over_query_limit"]]
+
+
+_BAR_COLUMNS = ["method", "group", "group_label", "bar", "bit_start", "bit_stop", "budget", "channels"]
+
+
+def plan_bars(protocols: Mapping, n: int, *, panels: Mapping[str, str]) -> pd.DataFrame:
+    """One row per bar of Figure 1, read from each protocol's plan for ``n`` users, in the panel ``panels``
+    gives its method: see :func:`ldp.figures.all_methods.frame`, whose data this is."""
+    rows = []
+    for name, P in protocols.items():
+        plan = P.plan(n, rng=0)
+        labels = ([f"({a + 1},{b + 1})" for a, b in P.pairs] if name == "SPM"
+                  else [f"group {g + 1}" for g in range(plan.n_groups)])
+        prev = 0
+        for g, qs in enumerate(plan.questions):
+            row = dict(method=name, group=g + 1, group_label=labels[g])
+            for q in qs:
+                budget = share(q.epsilon, P.epsilon)
+                if name == "MCM":
+                    if q.channels:
+                        rows.append({**row, "bar": "bits on every channel", "bit_start": q.start,
+                                     "bit_stop": q.stop, "budget": budget, "channels": q.channels})
+                    elif is_whole(q, P.m):
+                        whole = budget
+                    continue
+                if is_whole(q, P.m) and len(qs) > 1:  # the whole value, sent next to the segments
+                    rows.append({**row, "bar": "whole value", "bit_start": 0, "bit_stop": P.m, "budget": budget})
+                    continue
+                lo = prev if name == "PEM" else q.start
+                if name == "PEM" and lo > 0:  # the part of the prefix already known from C_{i-1}
+                    rows.append({**row, "bar": "prefix in C_{i-1}", "bit_start": 0, "bit_stop": lo, "budget": budget})
+                rows.append({**row, "bar": "new bits tested" if name == "PEM" else "segment reported",
+                             "bit_start": lo, "bit_stop": q.stop, "budget": budget})
+                prev = q.stop
+        if name == "MCM":
+            rows.append(dict(method="MCM", group=0, group_label="every user", bar="whole value", bit_start=0,
+                             bit_stop=P.m, budget=whole))
+    bars = pd.DataFrame(rows, columns=_BAR_COLUMNS)
+    bars.insert(0, "panel", bars["method"].map(panels))
+    return bars.astype({"channels": "Int64"})

@@ -29,7 +29,7 @@ from ..core import Dataset, Question
 from ..protocols import MCM, PEM, SPM, RangeCandidates, segment
 
 __all__ = ["assignment_check", "group_support_moments", "Probes", "engine_records", "support_table",
-           "correlation_table", "f1_table", "agreement_values", "speed_table", "speed_values"]
+           "correlation_table", "f1_table", "agreement_values", "speed_table", "speed_values", "engine_frame"]
 
 
 def assignment_check(protocol, data, *, seed: int) -> pd.DataFrame:
@@ -316,3 +316,30 @@ def speed_values(table: pd.DataFrame) -> dict:
         out.update({f"engine_speed_counts_ms_{key}": ms, f"engine_speed_protocol_s_{key}": sec,
                     f"engine_speed_ratio_{key}": ratio})
     return out
+
+
+def engine_frame(records: Mapping, theory: Sequence[tuple], *, panels: Sequence[tuple[str, str, int]],
+                 labels: Mapping[str, str], normal: str) -> pd.DataFrame:
+    """Histograms of one probed support per ``(panel, protocol, probe)`` in both engines (series ``labels``),
+    the ``normal`` law and F1's empirical distribution: see :func:`ldp.figures.engine_agreement.frame`."""
+    moments = {(r[0], r[4]): (r[2], r[3]) for r in theory}
+    parts = []
+    for panel, name, j in panels:
+        xp, xc = records[name, "protocol"][0][:, j], records[name, "counts"][0][:, j]
+        bins = np.histogram_bin_edges(np.r_[xp, xc], bins=20)
+        for engine, sample in (("protocol", xp), ("counts", xc)):
+            dens, _ = np.histogram(sample, bins=bins, density=True)
+            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": labels[engine], "x": bins[:-1],
+                                       "x_right": bins[1:], "y": dens, "runs": len(sample)}))
+        mu, var = moments[name, j]
+        if np.isfinite(mu):
+            x = np.linspace(bins[0], bins[-1], 200)
+            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": normal, "x": x,
+                                       "y": stats.norm.pdf(x, mu, np.sqrt(var))}))
+    for name in dict.fromkeys(k[0] for k in records):
+        for engine in ("protocol", "counts"):
+            f1_values, f1_runs = np.unique(records[name, engine][1], return_counts=True)  # the ECDF's steps
+            parts.append(pd.DataFrame({"panel": "d", "protocol": name, "series": labels[engine], "x": f1_values,
+                                       "y": np.cumsum(f1_runs) / f1_runs.sum(), "runs": f1_runs.sum()}))
+    cols = ["panel", "protocol", "series", "x", "x_right", "y", "runs"]
+    return pd.concat(parts, ignore_index=True)[cols].astype({"runs": "Int64"})

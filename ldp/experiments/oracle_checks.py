@@ -8,15 +8,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from ..oracles import GRR, OLH
-from ..oracles.formulas import grr_variance, olh_variance
+from ..oracles.formulas import default_d_prime, grr_variance, olh_variance
 
-__all__ = ["oracle_simulation", "ldp_ratio_check"]
+__all__ = ["oracle_simulation", "ldp_ratio_check", "variance_curves"]
 
 
 def _simulate(oracle, values, cands, seed_seq: np.random.SeedSequence, reps: int) -> np.ndarray:
@@ -128,3 +129,26 @@ def ldp_ratio_check(epsilon: float, *, n_seeds: int, rng: np.random.Generator, v
                   oracles_ldp_olh_collide=float(np.mean(h1 == h2)), oracles_ldp_chi_grr=float(chi_grr.pvalue),
                   oracles_ldp_chi_olh=float(chi_olh.pvalue), oracles_ldp_dprime=int(o16.d_prime))
     return table, values
+
+
+def variance_curves(olh_var_dprime: Callable, *, epsilons: Sequence[float], grr_epsilons: Sequence[float],
+                    labels: Sequence[str]) -> pd.DataFrame:
+    """OLH's variance against d' and GRR's against d (eqs. (1)-(3)), series named by ``labels``: see
+    :func:`ldp.figures.oracle_variance.frame`, whose data this is."""
+    _CURVE, _REAL, _INT, _GRR, _OLH, _CROSS = labels
+    parts = []
+    for e_ in epsilons:
+        x = np.geomspace(1.3, 400, 600)
+        v_star = float(olh_variance(e_, d_prime="real"))
+        parts.append(pd.DataFrame({"panel": "a", "series": _CURVE, "epsilon": e_, "x": x,
+                                   "y": olh_var_dprime(e_, x, 1.0) / v_star}))
+        parts.append(pd.DataFrame({"panel": "a", "series": [_REAL, _INT], "epsilon": e_,
+                                   "x": [math.exp(e_) + 1, float(default_d_prime(e_))],
+                                   "y": [1.0, float(olh_variance(e_) / v_star)]}))
+    dd = np.geomspace(2, 2**20, 200)
+    for e_ in grr_epsilons:
+        xc = 3 * math.exp(e_) + 2
+        parts += [pd.DataFrame({"panel": "b", "series": _GRR, "epsilon": e_, "x": dd, "y": grr_variance(e_, dd)}),
+                  pd.DataFrame({"panel": "b", "series": [_OLH, _CROSS], "epsilon": e_, "x": [np.nan, xc],
+                                "y": [float(olh_variance(e_, d_prime="real")), float(grr_variance(e_, xc))]})]
+    return pd.concat(parts, ignore_index=True)

@@ -11,7 +11,7 @@ import pandas as pd
 __all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_label", "binomial_se",
            "run_config", "identification_table", "utility_table", "summary_value", "whole_value_report",
            "predicted_variance", "engine_comparison", "dataset_sizes",
-           "final_round_release"]
+           "final_round_release", "variance_table"]
 
 _NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time", "found_ranks", "root_seed",
                "seed_key", "data_seed_key", "run_spec"}
@@ -362,3 +362,33 @@ def final_round_release(protocol, ds, *, theta: float, rng) -> dict[str, float]:
     sigma_freq = np.sqrt(N * o.q * (1 - o.q)) / (o.p - o.q) / N
     return {"n_users": int(N), "n_candidates": int(D), "fp_expected": float(D * stats.binom.sf(t_sup - 1, N, o.q)),
             "theta_sigmas": float(theta / sigma_freq)}
+
+
+def variance_table(summary: pd.DataFrame, protocols: Mapping[tuple[str, float], object], n: int,
+                   top_frequencies) -> pd.DataFrame:
+    """Figure 9's points: observed Var with eq. (3) and the exact variance of each protocol's released estimate.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`ldp.experiments.summarize` rows of one data set by ``protocol, epsilon`` with ``var``.
+    protocols : mapping
+        ``(protocol name, epsilon)`` -> the protocol object that ran (its plan gives the
+        whole-value report: :func:`ldp.experiments.summary.whole_value_report`).
+    n : int
+        Users of the data set.
+    top_frequencies : array
+        The true top-k frequencies (the exact variance averages over them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``summary`` with ``var_pred`` (eq. (3)), ``var_full`` (exact), ``obs/pred`` and ``obs/full``.
+    """
+    out = summary.copy()
+    keys = list(zip(out["protocol"], out["epsilon"]))
+    out["var_pred"] = [predicted_variance(protocols[key], n) for key in keys]
+    out["var_full"] = [predicted_variance(protocols[key], n, top_frequencies) for key in keys]
+    out["obs/pred"] = out["var_mean"] / out["var_pred"]
+    out["obs/full"] = out["var_mean"] / out["var_full"]
+    return out

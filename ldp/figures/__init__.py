@@ -1,68 +1,11 @@
 """One module per figure: its data, its drawing, and what the paper says about it, decided by the registry.
 
-Every figure of the book (and every result table a claim reads) has one module
-here, which holds all of it:
-
-``frame(...)``
-    The tidy frame that *is* the figure's CSV: one row per plotted point, bar or
-    line vertex, built from the chapter's results (a :func:`ldp.experiments.summarize`
-    frame, a simulation's table).  Nothing else decides what the figure shows.
-``draw(frame, ...)``
-    The matplotlib figure, a seaborn plot (:mod:`seaborn.objects`) of exactly that
-    frame: means and intervals are precomputed columns (:func:`ldp.plotting.interval`),
-    so the CSV stays the plotted rows.  :func:`ldp.plotting.render` draws it at the
-    book's size and style.
-``CLAIMS``
-    The paper's claims about the figure (:class:`ldp.reporting.Claim`, every field by
-    keyword), whose ``measure`` reads the figure's CSV back from the run's
-    :class:`~ldp.reporting.ResultStore` (:mod:`ldp.reporting.measures` has the shared
-    readers) and whose ``rule`` decides it.
-``NAME`` (or ``NAMES``), ``ENGINES``, optionally ``TITLES``
-    The figure's label, what computed it (for the scorecard) and, for a figure that
-    is not the paper's, what the paper calls what it shows.
-
-:data:`REGISTRY` collects every module's claims, in the paper's order.  A verdict
-is computed in one place, :func:`ldp.reporting.evaluate_claim`: the report page,
-a rerun's claims table and a chapter's sentences about a claim
-(:func:`ldp.book.claim_values`, glued as ``claim_<id>_verdict`` and its numbers)
-all read it.  Figure modules import :mod:`ldp.reporting` and :mod:`ldp.plotting`,
-never the reverse, and no figure module imports another (import-linter contracts).
-
-Adding a figure
----------------
-A new module ``ldp/figures/my_figure.py``, listed in :data:`MODULES`::
-
-    NAME = "fig-topic-what"
-    ENGINES = {NAME: "count engine (10 runs)"}
-
-    def frame(summary):                       # the CSV: identifying columns first
-        return summary[["dataset", "protocol", "epsilon", "f1_mean", "f1_std"]]
-
-    def draw(data):
-        d = interval(data, "f1_mean", "f1_std")  # bars cut at 0 and 1
-        plot = (so.Plot(d, x="epsilon", y="f1_mean", color="protocol").facet(col="dataset")
-                .add(so.Line()).add(so.Range(), ymin="lo", ymax="hi")
-                .scale(color=method_scales(list(dict.fromkeys(d["protocol"])))["color"]))
-        return render(plot, height=3.0)
-
-    def _m_pem_best(store):                   # reads the CSV the chapter saved: store.figure(NAME)
-        ...
-
-    CLAIMS = (Claim(id="figX-pem-best", section="6.2.1", ref="Figure X", quote=r"...", paper="...",
-                    tested="...", measure=_m_pem_best, rule=R.OrderingHolds(), chapter="06_evaluation",
-                    figure=NAME),)
-
-and in the chapter::
-
-    data = my_figure.frame(summary)
-    save_figure(my_figure.draw(data), my_figure.NAME, data=data)   # NAME.svg, .pdf, .csv
-    ...
-    glue_all(claim_values("06_evaluation"))   # last cell: the registry's verdicts and numbers
-
-so that the prose says ``{glue:text}`claim_figX_pem_best_verdict``` and never types a verdict.
-A layer of a seaborn plot that has its own ``data`` re-states every variable it uses
-(``x``, ``y``, ``col``, ...) and drops an inherited mapping with ``color=None``: seaborn
-joins a layer's data with the plot's on the index otherwise.
+Each module has ``frame(...)`` (the tidy frame that *is* the figure's CSV), ``draw(frame, ...)`` (a
+seaborn plot of exactly that frame), ``CLAIMS`` (:class:`ldp.reporting.Claim`), ``NAME`` (or ``NAMES``),
+``ENGINES`` and optionally ``TITLES``: README.md, "Figures", explains the pattern and shows a complete
+example.  :data:`REGISTRY` collects every module's claims, in the paper's order; a verdict is computed in
+one place, :func:`ldp.reporting.evaluate_claim`.  Figure modules import :mod:`ldp.reporting` and
+:mod:`ldp.plotting`, never the reverse, and no figure module imports another (import-linter contracts).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pandas as pd
 import seaborn.objects as so
 from matplotlib.patches import Rectangle
 
-from ..experiments.configurations import is_whole, share
+from ..experiments.configurations import plan_bars
 from ..plotting import METHOD_STYLE, render
 from ..protocols import MCM, PEM, SPM, Strawman
 from ..reporting import rules as R
@@ -26,7 +26,6 @@ __all__ = ["NAME", "ENGINES", "protocols", "frame", "draw", "CLAIMS"]
 NAME = "fig-existing-all-methods"
 ENGINES = {NAME: "protocol configurations (no simulation)"}
 _PANEL = {"Strawman": "a", "SPM": "b", "MCM": "c", "PEM": "d"}
-_COLUMNS = ["method", "group", "group_label", "bar", "bit_start", "bit_stop", "budget", "channels"]
 
 
 def protocols(epsilon: float, k: int, *, query_limit: int, m: int = 64) -> dict:
@@ -50,38 +49,7 @@ def frame(protocols: Mapping, n: int) -> pd.DataFrame:
     channels; ``bar`` says what it is (a segment, PEM's new bits or the prefix
     known from ``C_{i-1}``, the whole value).
     """
-    rows = []
-    for name, P in protocols.items():
-        plan = P.plan(n, rng=0)
-        labels = ([f"({a + 1},{b + 1})" for a, b in P.pairs] if name == "SPM"
-                  else [f"group {g + 1}" for g in range(plan.n_groups)])
-        prev = 0
-        for g, qs in enumerate(plan.questions):
-            row = dict(method=name, group=g + 1, group_label=labels[g])
-            for q in qs:
-                budget = share(q.epsilon, P.epsilon)
-                if name == "MCM":
-                    if q.channels:
-                        rows.append({**row, "bar": "bits on every channel", "bit_start": q.start,
-                                     "bit_stop": q.stop, "budget": budget, "channels": q.channels})
-                    elif is_whole(q, P.m):
-                        whole = budget
-                    continue
-                if is_whole(q, P.m) and len(qs) > 1:  # the whole value, sent next to the segments
-                    rows.append({**row, "bar": "whole value", "bit_start": 0, "bit_stop": P.m, "budget": budget})
-                    continue
-                lo = prev if name == "PEM" else q.start
-                if name == "PEM" and lo > 0:  # the part of the prefix already known from C_{i-1}
-                    rows.append({**row, "bar": "prefix in C_{i-1}", "bit_start": 0, "bit_stop": lo, "budget": budget})
-                rows.append({**row, "bar": "new bits tested" if name == "PEM" else "segment reported",
-                             "bit_start": lo, "bit_stop": q.stop, "budget": budget})
-                prev = q.stop
-        if name == "MCM":
-            rows.append(dict(method="MCM", group=0, group_label="every user", bar="whole value", bit_start=0,
-                             bit_stop=P.m, budget=whole))
-    bars = pd.DataFrame(rows, columns=_COLUMNS)
-    bars.insert(0, "panel", bars["method"].map(_PANEL))
-    return bars.astype({"channels": "Int64"})
+    return plan_bars(protocols, n, panels=_PANEL)
 
 
 _SHADES = {"segment reported": 1.0, "new bits tested": 1.0, "prefix in C_{i-1}": 0.3, "whole value": 0.25}

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import seaborn.objects as so
-from scipy import stats
 
+from ..experiments.engine_checks import engine_frame
 from ..plotting import METHOD_STYLE, render
 from ..reporting.tables import format_number
 
@@ -34,27 +34,7 @@ def frame(records: Mapping, theory: Sequence[tuple]) -> pd.DataFrame:
     eq. (engine-mix) (200 points) where the theory is known; panel d: the
     empirical distribution function of F1 per protocol and engine (its steps).
     """
-    moments = {(r[0], r[4]): (r[2], r[3]) for r in theory}
-    parts = []
-    for panel, name, j, _ in _PANELS:
-        xp, xc = records[name, "protocol"][0][:, j], records[name, "counts"][0][:, j]
-        bins = np.histogram_bin_edges(np.r_[xp, xc], bins=20)
-        for engine, sample in (("protocol", xp), ("counts", xc)):
-            dens, _ = np.histogram(sample, bins=bins, density=True)
-            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": _ENGINES[engine], "x": bins[:-1],
-                                       "x_right": bins[1:], "y": dens, "runs": len(sample)}))
-        mu, var = moments[name, j]
-        if np.isfinite(mu):
-            x = np.linspace(bins[0], bins[-1], 200)
-            parts.append(pd.DataFrame({"panel": panel, "protocol": name, "series": _NORMAL, "x": x,
-                                       "y": stats.norm.pdf(x, mu, np.sqrt(var))}))
-    for name in dict.fromkeys(k[0] for k in records):
-        for engine in ("protocol", "counts"):
-            f1_values, f1_runs = np.unique(records[name, engine][1], return_counts=True)  # the ECDF's steps
-            parts.append(pd.DataFrame({"panel": "d", "protocol": name, "series": _ENGINES[engine], "x": f1_values,
-                                       "y": np.cumsum(f1_runs) / f1_runs.sum(), "runs": f1_runs.sum()}))
-    cols = ["panel", "protocol", "series", "x", "x_right", "y", "runs"]
-    return pd.concat(parts, ignore_index=True)[cols].astype({"runs": "Int64"})
+    return engine_frame(records, theory, panels=[p[:3] for p in _PANELS], labels=_ENGINES, normal=_NORMAL)
 
 
 def _ecdf_path(g: pd.DataFrame) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from ..experiments.summary import predicted_variance
+from ..experiments.summary import variance_table as table  # re-exported: the chapters call it here
 from ..plotting import FULL_WIDTH, interval, method_scales, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
@@ -29,36 +29,6 @@ NAME = "fig-eval-var"
 ENGINES = {NAME: "count engine (10 runs) against eq. (3)"}
 #: a point of the claims needs this many runs that found a heavy hitter
 MIN_VAR_RUNS = 3
-
-
-def table(summary: pd.DataFrame, protocols: Mapping[tuple[str, float], object], n: int,
-          top_frequencies) -> pd.DataFrame:
-    """Figure 9's points: observed Var with eq. (3) and the exact variance of each protocol's released estimate.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :func:`ldp.experiments.summarize` rows of one data set by ``protocol, epsilon`` with ``var``.
-    protocols : mapping
-        ``(protocol name, epsilon)`` -> the protocol object that ran (its plan gives the
-        whole-value report: :func:`ldp.experiments.summary.whole_value_report`).
-    n : int
-        Users of the data set.
-    top_frequencies : array
-        The true top-k frequencies (the exact variance averages over them).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``summary`` with ``var_pred`` (eq. (3)), ``var_full`` (exact), ``obs/pred`` and ``obs/full``.
-    """
-    out = summary.copy()
-    keys = list(zip(out["protocol"], out["epsilon"]))
-    out["var_pred"] = [predicted_variance(protocols[key], n) for key in keys]
-    out["var_full"] = [predicted_variance(protocols[key], n, top_frequencies) for key in keys]
-    out["obs/pred"] = out["var_mean"] / out["var_pred"]
-    out["obs/full"] = out["var_mean"] / out["var_full"]
-    return out
 
 
 def frame(points: pd.DataFrame) -> pd.DataFrame:

@@ -6,14 +6,12 @@ d, OLH is better", and the two claims read it.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
-import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
-from ..oracles.formulas import default_d_prime, grr_variance, olh_variance
+from ..experiments.oracle_checks import variance_curves
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting.claims import Claim, MissingInput
@@ -39,22 +37,8 @@ def frame(olh_var_dprime: Callable, *, epsilons: Sequence[float] = (0.5, 1.0, 2.
     of GRR against the domain size ``d``, eq. (3) (``x`` empty: a horizontal
     line) and the crossing ``d = 3 e^eps + 2``.
     """
-    parts = []
-    for e_ in epsilons:
-        x = np.geomspace(1.3, 400, 600)
-        v_star = float(olh_variance(e_, d_prime="real"))
-        parts.append(pd.DataFrame({"panel": "a", "series": _CURVE, "epsilon": e_, "x": x,
-                                   "y": olh_var_dprime(e_, x, 1.0) / v_star}))
-        parts.append(pd.DataFrame({"panel": "a", "series": [_REAL, _INT], "epsilon": e_,
-                                   "x": [math.exp(e_) + 1, float(default_d_prime(e_))],
-                                   "y": [1.0, float(olh_variance(e_) / v_star)]}))
-    dd = np.geomspace(2, 2**20, 200)
-    for e_ in grr_epsilons:
-        xc = 3 * math.exp(e_) + 2
-        parts += [pd.DataFrame({"panel": "b", "series": _GRR, "epsilon": e_, "x": dd, "y": grr_variance(e_, dd)}),
-                  pd.DataFrame({"panel": "b", "series": [_OLH, _CROSS], "epsilon": e_, "x": [np.nan, xc],
-                                "y": [float(olh_variance(e_, d_prime="real")), float(grr_variance(e_, xc))]})]
-    return pd.concat(parts, ignore_index=True)
+    return variance_curves(olh_var_dprime, epsilons=epsilons, grr_epsilons=grr_epsilons,
+                           labels=(_CURVE, _REAL, _INT, _GRR, _OLH, _CROSS))
 
 
 def draw(data: pd.DataFrame):

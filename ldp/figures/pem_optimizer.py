@@ -14,8 +14,8 @@ import pandas as pd
 import seaborn.objects as so
 from matplotlib.lines import Line2D
 
-from ..analysis import candidate_configs, evaluate_configs
 from ..analysis.config import PEMConfig, default_gamma
+from ..experiments.configurations import optimizer_curves
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting import verdicts as V
@@ -56,33 +56,7 @@ def frame(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfig], *, m: i
         ``panel, k, metric, epsilon, layout, eta, etas, predicted, predicted_paper, over_query_limit``: panels (a) F1
         and (c) NCR of the first ``k``, (b) and (d) of the second.
     """
-    epsilons = list(dict.fromkeys(eps for _, eps in opt))
-    out = []
-    for col, k in enumerate(rule):
-        eta_feasible = rule[k].etas[0]  # largest eta within the limit (the rule)
-        left = [c for c in candidate_configs(k, m, query_limit=2**40, eta_layout="leftover") if c.etas[0] <= eta_max]
-        bal = [c for c in candidate_configs(k, m, query_limit=2**40, eta_layout="balanced") if max(c.etas) <= eta_max]
-        for eps in epsilons:
-            lft = evaluate_configs(left, eps, n=n, competitors="lower")
-            lft = lft.assign(eta=lft.etas.map(lambda e: e[0]))
-            bl = evaluate_configs(bal, eps, n=n, competitors="lower")
-            paper = evaluate_configs(bal, eps, n=n, competitors="paper")
-            bl = bl.assign(eta=bl.etas.map(max), f1_paper=paper["f1"].to_numpy(), ncr_paper=paper["ncr"].to_numpy())
-            c_opt = opt[k, eps]
-            for row, metric in enumerate(("f1", "ncr")):
-                y_opt = c_opt.predicted_f1 if metric == "f1" else c_opt.predicted_ncr
-                points = pd.concat([lft[["eta", "etas", metric]].assign(layout="leftover"),
-                                    bl[["eta", "etas", metric, f"{metric}_paper"]].assign(layout="balanced")
-                                    .rename(columns={f"{metric}_paper": "predicted_paper"}),
-                                    pd.DataFrame({"eta": [max(c_opt.etas)], "etas": [c_opt.etas], metric: [y_opt],
-                                                  "layout": [CHOICE]})])
-                out.append(points.rename(columns={metric: "predicted"}).assign(
-                    panel="abcd"[2 * row + col], k=k, metric=metric, epsilon=eps,
-                    etas=points["etas"].map(str).to_numpy(),
-                    over_query_limit=(points["eta"] > eta_feasible).to_numpy()))
-    return pd.concat(out, ignore_index=True)[
-        ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper",
-         "over_query_limit"]]
+    return optimizer_curves(opt, rule, m=m, n=n, eta_max=eta_max, choice=CHOICE)
 
 
 def draw(data: pd.DataFrame, *, m: int):

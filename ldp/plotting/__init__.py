@@ -1,10 +1,6 @@
 """The look of the book's figures (:mod:`.style`) and the one way to save them (:mod:`.save`).
 
-Each figure is made in its module of :mod:`ldp.figures` (``frame`` -> the tidy
-table, ``draw`` -> a seaborn plot rendered by :func:`render`) and saved with
-:func:`save_figure` (``NAME.svg``, ``NAME.pdf`` and ``NAME.csv``, the plotted data)
-under ``_generated/figures``, the artefacts the book includes with a numbered
-``{figure}`` directive.
+How a figure module draws and saves with them: README.md, "Figures".
 """
 from .save import figure_data, save_figure, write_figure_data
 from .style import (

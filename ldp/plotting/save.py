@@ -1,11 +1,4 @@
-"""Saving a figure: one way, SVG + PDF + the plotted data, atomically.
-
-Each figure is drawn by the ``draw`` function of its module in :mod:`ldp.figures`
-and saved with :func:`save_figure`; the files under ``_generated/figures`` are the
-artefacts the book includes with a numbered ``{figure}`` directive.  Next to
-``NAME.svg`` and ``NAME.pdf``, :func:`save_figure` writes ``NAME.csv``: the
-tidy table of exactly what the figure plots (see :func:`write_figure_data`),
-which the book offers for download under the figure.
+"""Saving a figure: one way, SVG + PDF + the plotted data (``NAME.csv``), atomically (README.md, "Figures").
 """
 from __future__ import annotations
 

@@ -1,20 +1,10 @@
 """One look for every figure of the book: colours, markers, fonts and widths, and seaborn drawing them.
 
-The rules:
-
-- **one colour and marker per method across the whole book** (:data:`METHOD_STYLE`:
-  the heavy-hitter protocols and the frequency oracles), and a sequential ramp
-  no method uses for parameter series such as Zipf exponents or η (:func:`series_colors`);
-- **fonts of at least 9 pt at the width the book shows a figure**: figures are
-  drawn at their display size (:data:`FULL_WIDTH` inches for a full-width
-  figure) with :data:`THEME`'s 9 pt text, so nothing is scaled down on the page;
-- **legends outside the data** (:func:`legend_above`);
-- **error bars that respect the quantity's range** (:func:`interval`): a bar of
-  mean ± SD is cut at the bounds of the quantity (F1 and NCR in [0, 1]).
-
-A figure is a seaborn plot (:mod:`seaborn.objects`) of its tidy frame, drawn by
-:func:`render`.  Importing this module leaves matplotlib's backend alone: the
-notebook runner and the tests choose it (``MPLBACKEND``).
+One colour and marker per method across the book (:data:`METHOD_STYLE`) and a ramp no method uses for
+parameter series (:func:`series_colors`); text of at least 9 pt at the width the book shows a figure
+(:data:`FULL_WIDTH`, :data:`THEME`); legends outside the data (:func:`legend_above`); error bars cut at the
+quantity's range (:func:`interval`).  A figure is a seaborn plot of its tidy frame, drawn by :func:`render`.
+Importing this module leaves matplotlib's backend alone (the runner and the tests set ``MPLBACKEND``).
 """
 from __future__ import annotations
 

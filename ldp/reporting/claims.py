@@ -1,18 +1,8 @@
 """What a claim is: :class:`Claim`, the :class:`Registry` of them, the paper's numbers and quotes.
 
-Each claim is one statement the paper makes in words or numbers (or one of
-ours, ``ours=True``), written as data beside its figure, in the figure's module
-of :mod:`ldp.figures`: a verbatim quote of the paper's LaTeX source (printed as
-the paper prints it by :func:`display_quote`), a ``measure`` that reads the saved
-results and a ``rule`` (:mod:`ldp.reporting.rules`) that decides it, with flags
-for stand-in data (:data:`STAND_INS`) and our readings of what the paper leaves
-open (:class:`Readings`), the :class:`Cause` of a difference and the verdicts under
-the other readings (:class:`Alternative`).  Claims that test parts of one sentence
-name the first of them in ``part_of``: the report counts the sentence once.
-:data:`ldp.figures.REGISTRY` collects them in the
-paper's order.  The paper's numbers (Figure 5 for the book's ``fig-eval-vary-eps``,
-(3) for the LaTeX label ``var_olh``) are read from ``book/_ext/paper_numbers.yml``
-(:func:`paper_numbers`); sections are numbered by the LaTeX's structure.
+A claim (:class:`Claim`, fields documented there) is written as data beside its figure, in the figure's
+module of :mod:`ldp.figures`; :data:`ldp.figures.REGISTRY` collects them in the paper's order.  The paper's
+numbers are read from ``book/_ext/paper_numbers.yml`` (:func:`paper_numbers`).
 """
 from __future__ import annotations
 

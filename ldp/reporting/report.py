@@ -1,16 +1,8 @@
 """Evaluate every claim against a result store: verdicts, causes, other readings, one row per sentence.
 
-:func:`evaluate` turns a registry of claims (:data:`ldp.figures.REGISTRY`) and a
-:class:`~ldp.reporting.results.ResultStore` into a tidy table, one row per claim
-(:data:`COLUMNS`), each decided by :func:`evaluate_claim`.  A claim is "not
-testable here" when its inputs are missing (e.g. the AOL data was absent), when
-the run's parameters leave out its setting (``covered`` is then ``False``), or
-when a stand-in cannot decide it.  Every verdict other than reproduced gets a
-cause (a class of :data:`~ldp.reporting.verdicts.CAUSES` and one line), and a claim
-that rests on a reading the paper leaves open is decided again under each
-documented alternative (``sensitivity``).  :func:`sentences` counts each sentence
-of the paper once (its parts combined by :func:`~ldp.reporting.verdicts.combine`);
-the pages (:mod:`ldp.report_pages`) render these tables.
+:func:`evaluate` (one row per claim, each decided by :func:`evaluate_claim`, which documents when a claim is
+"not testable here", its cause and its ``sensitivity``) and :func:`sentences` (each sentence of the paper
+counted once); the pages (:mod:`ldp.report_pages`) render these tables.
 """
 from __future__ import annotations
 
@@ -138,7 +130,10 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict
 
     This is the one place a verdict is computed: the report, a rerun's claims table and a
     chapter's sentences about a claim (:func:`ldp.book.claim_values`) all read this row.
-    ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`).
+    ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`).  "Not testable here":
+    inputs missing, the run's parameters leave out the claim's setting (``covered`` False) or a stand-in
+    cannot decide it.  A verdict other than reproduced gets a cause (a class of
+    :data:`~ldp.reporting.verdicts.CAUSES` and a line); ``sensitivity``: the claim under each other reading.
     """
     row = {"numbers": {}, "figure_title": title, "id": claim.id, "sentence": claim.part_of or claim.id,
            "decides": claim.decides, "section": claim.section, "ref": claim.ref, "quote": claim.quote,

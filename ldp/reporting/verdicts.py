@@ -1,21 +1,10 @@
 """The verdict vocabulary, the tolerances and the :class:`Decision` every decision rule returns.
 
-Every verdict of the reproduction report is computed by one of the five rules
-of :mod:`ldp.reporting.rules`, which return a :class:`Decision` (the verdict,
-the numbers that decided it and a one-line explanation).  No verdict is typed by hand.
-
-The vocabulary is fixed (:data:`VERDICTS`): *reproduced* (the rule's criterion
-holds), *partly reproduced* (it fails, but holds at a clear majority of the tested
-points; :data:`PARTLY_RULE` says when, per rule), *not reproduced*, and *not
-testable here* (the inputs are missing, the run's parameters leave out the claim's
-setting, every point was excluded, or a stand-in cannot decide the claim).  The
-tolerances are module constants, each with its meaning in :func:`tolerance_table`,
-which the report page renders: a difference counts only beyond :data:`Z_TOL`
-standard errors, a family of point-wise tests is corrected with Holm's procedure
-at :data:`FAMILY_ALPHA`, "in most cases" is a share :data:`MOST`, and the paper's
-words ("similar", "almost full", "close") have one tolerance each.  A sentence of the paper
-with several parts gets one verdict from its parts' (:func:`combine`), and every verdict other
-than reproduced carries a cause of one of the classes of :data:`CAUSES`.
+The rules of :mod:`ldp.reporting.rules` return a :class:`Decision`; no verdict is typed by hand.  The
+vocabulary is fixed (:data:`VERDICTS`; :data:`PARTLY_RULE` says per rule when a failure is "partly"); the
+tolerances are module constants, each with its meaning in :func:`tolerance_table` (the report page renders
+it).  A sentence with several parts gets one verdict from its parts' (:func:`combine`), and every verdict
+other than reproduced carries a cause of one of the classes of :data:`CAUSES`.
 """
 from __future__ import annotations
 
@@ -36,9 +25,7 @@ __all__ = [
     "not_testable", "tolerance_table",
 ]
 
-# --------------------------------------------------------------------------- #
-# vocabulary and tolerances (rendered on the report page)
-# --------------------------------------------------------------------------- #
+# ------------------------------------------------ vocabulary and tolerances (rendered on the report page)
 REPRODUCED = "reproduced"
 PARTLY = "partly reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -193,9 +180,7 @@ def holm_reject(pvalues, alpha: float = FAMILY_ALPHA) -> np.ndarray:
     return reject
 
 
-# --------------------------------------------------------------------------- #
-# decisions
-# --------------------------------------------------------------------------- #
+# --------------------------------------------------------------------------- decisions
 @dataclass(frozen=True)
 class Decision:
     """The outcome of a rule.
