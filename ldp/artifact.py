@@ -363,8 +363,21 @@ def _experiment_text(e: Experiment, keys: list[str]) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- #
 # renderings
 # --------------------------------------------------------------------------- #
+_POWER = re.compile(r"(?<![\w.])([A-Za-z0-9.]+|\([^()]*\))\^([A-Za-z0-9.εηθγ]+)")
+
+
+def caret_math(text: str) -> str:
+    """Powers written with a caret (``10^6``, ``k^1.5``) as inline math, outside existing ``$...$`` spans."""
+    parts = text.split("$")
+    if len(parts) % 2 == 0:  # unbalanced dollars: leave the text as it is
+        return text
+    return "$".join(_POWER.sub(r"$\1^{\2}$", p) if i % 2 == 0 else p for i, p in enumerate(parts))
+
+
 def _md(text: str) -> str:
-    text = text.replace("|", "\\|")
+    pieces = text.replace("|", "\\|").split("{c}")  # code spans ({c}...{/c}) keep their carets
+    text = "{c}".join([caret_math(pieces[0])] + [c.split("{/c}", 1)[0] + "{/c}" + caret_math(c.split("{/c}", 1)[1])
+                                                 if "{/c}" in c else c for c in pieces[1:]])
     return text.replace("{c}", "`").replace("{/c}", "`").replace("{e}", "*").replace("{/e}", "*")
 
 

@@ -86,7 +86,7 @@ def test_flh_search_tries_distinct_pool_members_and_supports_what_it_counted(tri
     """FLH's maximal-gain search: the index is a pool member (the user's own public choice), distinct members are
     tried (both ways of drawing them), and each report supports exactly what the search counted."""
     o = ldp.FLH(2.0, m=64, pool_size=h, pool_seed=11)
-    idx = ldp.attacks.crafting._distinct_indices(3000, min(trials, h), h, np.random.default_rng(1))
+    idx = ldp.attacks.crafting.distinct_indices(3000, min(trials, h), h, np.random.default_rng(1))
     assert idx.shape == (3000, min(trials, h)) and idx.min() >= 0 and idx.max() < h
     assert (np.diff(np.sort(idx, axis=1), axis=1) > 0).all()  # distinct within each row
     cnt = np.bincount(idx.ravel(), minlength=h)  # each member equally likely: chi-square against uniform

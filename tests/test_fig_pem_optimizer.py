@@ -21,7 +21,7 @@ def test_frame(inputs):
     opt, rule, m = inputs
     frame = F.frame(opt, rule, m=m, n=N, eta_max=8)
     assert list(frame.columns) == ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted",
-                                   "over_query_limit"]
+                                   "predicted_paper", "over_query_limit"]
     stars = frame[frame.layout == F.CHOICE]
     assert len(stars) == 2 * len(opt) and not stars.over_query_limit.any()  # the optimizer respects the limit
     for (k, e), c in opt.items():

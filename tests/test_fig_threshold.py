@@ -19,6 +19,7 @@ def summaries(score=lambda p, e, t: SCORE[p], std=0.02):
         proto = s["protocol"] if "protocol" in s else s["protocol_name"]
         mean = [score(p, e, t) for p, e, t in zip(proto, s["epsilon"], s.get("threshold", [0.023] * len(s)))]
         return s.assign(f1_mean=mean, f1_std=std, f1_count=10, f1_sem=std / np.sqrt(10),
+                        f1_topk_mean=mean, f1_topk_std=std, f1_topk_count=10,
                         n_found_mean=np.arange(len(s), dtype=float), n_true_mean=16.0, n_true_std=0.0)
     s7a = rows([{"protocol": p, "epsilon": e} for p in SCORE for e in EPS])
     s7bc = rows([{"protocol_name": p, "threshold": t, "epsilon": e} for p in SCORE for t in THETAS

@@ -225,7 +225,7 @@ def _mga_hashed(oracle, a: np.ndarray, n: int, rng: np.random.Generator, trials:
     return oracle.reports_class(oracle.params, seed=seed, y=y.astype(uint_dtype(oracle.K - 1)))
 
 
-def _distinct_indices(n: int, T: int, h: int, rng: np.random.Generator) -> np.ndarray:
+def distinct_indices(n: int, T: int, h: int, rng: np.random.Generator) -> np.ndarray:
     """``(n, T)`` pool indices, distinct within each row: a uniform ``T``-subset of ``[h]`` per row, in random order.
 
     Sparse rows (``4 T <= h``): uniform draws, the repeats of a row redrawn
@@ -262,7 +262,7 @@ def _mga_flh(oracle: FLH, a: np.ndarray, n: int, rng: np.random.Generator, trial
     """
     h, dp = oracle.pool_size, oracle.d_prime
     T = 1 if a.shape[0] == 1 else min(trials, h)
-    idx = _distinct_indices(n, T, h, rng)
+    idx = distinct_indices(n, T, h, rng)
     seeds = np.ascontiguousarray(oracle.seeds[idx])  # (n, T): distinct members have distinct seeds
     ch = _chunks(oracle, a)
     if T == 1:

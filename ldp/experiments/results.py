@@ -49,7 +49,8 @@ EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
                       "value's prefix or pattern in the true tally against how many the protocol keeps"),
     },
     "07_evaluation_more": {
-        "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count", "f1_mean"),
+        "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count", "f1_mean",
+                               "f1_std", "runs"),
                               "values released in Figure 7, values truly above theta, F1 of a top-k(theta) release"),
         "threshold-probe": (("protocol", "n_users", "n_candidates", "fp_expected", "theta_sigmas"),
                             "one run's final step at Figure 7(b)'s lowest theta and the false positives it predicts"),

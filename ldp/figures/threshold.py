@@ -81,6 +81,7 @@ def release_frame(s7a: pd.DataFrame, s7bc: pd.DataFrame, *, theta_fixed: float, 
     out = _panels(s7a, s7bc, theta_fixed, eps_bc)
     if (out["n_true_std"].fillna(0) > 0).any():
         raise ValueError("n_true differs between the runs of a point: the grid did not share one data set")
+    out = out.drop(columns=["f1_mean", "f1_std", "f1_count", "runs"], errors="ignore")  # the threshold release's F1
     out = out.rename(columns={"n_found_mean": "released_mean", "f1_topk_mean": "f1_mean", "f1_topk_std": "f1_std",
                               "f1_topk_count": "runs"}).assign(true_count=out["n_true_mean"].astype(int))
     cols = ["panel", "protocol", "epsilon", "threshold", "released_mean", "true_count", "f1_mean", "f1_std", "runs"]
