@@ -284,7 +284,7 @@ class CountSupport(SupportSource):
         Drawn from its exact law given the answer counts (:meth:`ldp.FLH.draw_tally`)
         the first time the question is counted, then reused, as the protocol
         reuses the same reports.  Crafted users (:class:`ldp.engines.CraftedUsers`)
-        add their reports' own tally (:attr:`~ldp.engines.CraftedUsers.tallies`): exact.
+        add their reports' own tally (its ``tallies``): exact.
         """
         key = (question, tuple(groups))
         hit = self._flh_tallies.get(key)

@@ -36,7 +36,7 @@ independently).
 ``marked`` nor ``rho``: its supports are functions of the tally ``T[j, y]``,
 which is additive over users.  The count engine draws the honest users' tally
 from its exact law (:meth:`ldp.FLH.draw_tally`) and adds the crafted reports'
-own tally (:attr:`CraftedUsers.tallies`, counted on the real crafted reports),
+own tally (its ``tallies``, counted on the real crafted reports),
 so the joint law of every candidate's support is **exact** for every kind of
 fake report, searched pool members included.
 """
