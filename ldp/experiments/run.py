@@ -14,6 +14,7 @@ import json
 import math
 import os
 import time
+import warnings
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -205,7 +206,10 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
             except ValueError:  # a backend without generator support
                 parallel = joblib.Parallel(n_jobs=n_jobs)
             report = _ProgressFile(grid_number, total)
-            with _progress_bar(total, progress) as bar:
+            with _progress_bar(total, progress) as bar, warnings.catch_warnings():
+                # loky's note when it replaces workers that idled past its timeout between grids: no run is lost
+                warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                                        category=UserWarning)
                 for out in parallel(tasks):
                     for idx, rep, res in out:
                         fresh[idx][rep] = res
