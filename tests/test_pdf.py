@@ -177,6 +177,32 @@ def test_column_widths_keep_the_longest_word():
     assert name >= len("`tuning_repetitions`") + 2 and meaning > len("candidate") + 2
 
 
+def test_column_widths_fit_the_text_width():
+    """A column of short code beside a long text column (the rerun page's parameter tables) gets
+    room for its longest word plus the column gap; a table whose longest words cannot all fit
+    side by side counts its code up to the places where it may break."""
+    head = ["Parameter", "Type", "Default (paper setting)", "Quick", "Meaning"]
+    meaning = "root seed, split with numpy.random.SeedSequence.spawn (allowed: x ≥ 0) " * 2
+    rows = [head, ["ldp_check_seeds", "float", "20190101", "20_000", meaning]]
+    code = [[True] * 5, [True] * 4 + [False]]
+    widths = ldp_latex.column_widths(rows, code)
+    share = [w / sum(widths) * ldp_latex.LINE_CHARS for w in widths]
+    need = [1.25 * n + 2.5 for n in (15, 5, 8, 6)]  # code (and header) characters + the 12 pt gap
+    assert all(s >= n for s, n in zip(share, need)), (widths, need)
+    assert widths[4] == max(widths)  # the text column takes the rest
+    rows.append(["benchmark_csv", "str", '"benchmarks/results/bench_scale.csv"', "[1024]", meaning])
+    code.append([True] * 4 + [False])
+    widths = ldp_latex.column_widths(rows, code)
+    assert sum(widths) <= ldp_latex.LINE_CHARS + len(widths)
+    assert widths[2] >= 1.25 * len('"benchmarks/') + 2.5
+
+
+def test_cell_text_counts_math_as_printed():
+    entry = nodes.entry("", nodes.paragraph("", "", nodes.Text("eq. (3), "),
+                                            nodes.math("", r"\frac{d-2+e^\varepsilon}{(e^\varepsilon-1)^2}n")))
+    assert ldp_latex.cell_text(entry) == "eq. (3), d-2+e(e-1)2n"
+
+
 def test_quick_build_says_so_on_the_title_page(tmp_path: Path):
     from types import SimpleNamespace
 
@@ -193,21 +219,39 @@ def test_quick_pdf_title_page(pdf_text: str):
         assert "quick build: small settings" in pdf_text[:600]
 
 
-def test_no_overfull_vbox(built: Path):
-    """Nothing runs off the bottom of a page (a table too long for it, a figure too tall).
+def test_no_overfull_box(built: Path):
+    """Nothing runs off the bottom of a page or out of the text width: the log reports no overfull
+    vbox or hbox, with LaTeX's default tolerances in force (0.1 pt: not Sphinx's \\sloppy's 0.5 pt).
 
-    Each overfull vbox of the log is placed on its page of the book by the last ``.tex`` line the
+    Each overfull box of the log is placed on its page of the book by the last ``.tex`` line the
     log named before it (LaTeX reports one found while shipping a page without a line).
     """
     log = (LATEX / "ldp-book.log").read_text(encoding="utf-8", errors="replace")
+    assert r"ldpbook: \hfuzz=0.1pt, \vfuzz=0.1pt" in log, "the fuzz in force is not LaTeX's default"
     tex = (LATEX / "ldp-book.tex").read_text(encoding="utf-8").splitlines()
     starts = [(i, m.group(1)) for i, line in enumerate(tex, 1)
               for m in [re.search(r"\\label\{\\detokenize\{([^}]*?)::doc\}\}", line)] if m]
     found, line = [], 0
-    for m in re.finditer(r"lines? (\d+)|^(Overfull \\vbox.*)$", log, re.M):
+    for m in re.finditer(r"lines? (\d+)|^(Overfull \\[hv]box.*)$", log, re.M):
         if m.group(1):
             line = int(m.group(1))
-        else:
+        if m.group(2):
+            own = re.search(r"lines? (\d+)", m.group(2))  # "in paragraph at lines N--M", "detected at line N"
+            line = int(own.group(1)) if own else line
             doc = max((d for d in starts if d[0] <= line), default=(0, "?"))[1]
             found.append(f"{doc} (.tex line {line}): {m.group(2)}")
-    assert not found, "overfull vboxes:\n" + "\n".join(found)
+    assert not found, f"{len(found)} overfull boxes:\n" + "\n".join(found[:30])
+
+
+def test_no_fuzz_in_the_latex_settings():
+    """The book's LaTeX settings hide no overfull box: in book/_latex and the preamble of
+    _config.yml, no \\hfuzz, \\vfuzz or badness setting but the one that restores LaTeX's
+    defaults after Sphinx's \\sloppy (ldpbook.sty)."""
+    sources = [*(ROOT / "book" / "_latex").glob("*.sty"), ROOT / "_config.yml"]
+    setting = re.compile(r"\\+[hv](?:fuzz|badness)\b")
+    restore = r"\AtBeginDocument{\hfuzz=0.1pt \vfuzz=\hfuzz"
+    found = [f"{path.name}: {line.strip()}" for path in sources
+             for line in path.read_text(encoding="utf-8").splitlines()
+             if setting.search(line.split("%")[0]) and line.strip() != restore and "\\typeout" not in line]
+    assert not found, found
+    assert restore in (ROOT / "book" / "_latex" / "ldpbook.sty").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ Tables of more than ``MAX_COLUMNS`` columns do not fit the page and keep their p
 
 Column widths. Every other table of the book's pages (MyST tables: the interpretation page, the
 parameters on the rerun page, ...) gets column widths in proportion to its longest word plus half
-its mean cell length (:func:`column_widths`), instead of LaTeX's ``tabulary``/``longtable``
+its mean cell length, each at least its longest word (:func:`column_widths`), instead of LaTeX's ``tabulary``/``longtable``
 guesses, which squeeze a column of code below its longest name or run a long table off the page.
 The reproduction report lays out its own tables.
 
@@ -23,6 +23,7 @@ paper's) says so under the title, so that a printed copy cannot pass for the pap
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -129,19 +130,54 @@ class HtmlTablesForLatex(SphinxPostTransform):
                 bundle.replace_self(table)
 
 
-def column_widths(rows: list[list[str]], code: list[list[bool]] | None = None) -> list[int]:
-    """Relative column widths of a table of cell texts: its longest word + 4 + half its mean cell length.
+#: the text width (6.5 in: letter paper, 1 in margins, jupyterBook.cls) in characters of 10 pt
+#: text (4.8 pt on average); a character of code (FreeMono, 6 pt) or of a header counts 1.25
+LINE_CHARS = 97
+#: what a column needs beyond its longest word: the column gap (2 x 6 pt) and one character of slack
+_PAD = 3.5
 
-    A word of a cell marked in ``code`` (typewriter type, wider than the text's) counts 1.25 times.
+
+def column_widths(rows: list[list[str]], code: list[list[bool]] | None = None) -> list[int]:
+    """Column widths of a table of cell texts, in characters, adding up to about ``LINE_CHARS``.
+
+    Each column wants its longest word + 4.5 + half its mean cell length; the wants are scaled to the
+    text width, except that no column gets less than its longest word + ``_PAD`` (then the others
+    share what is left), so that no word runs into the next column. A word of a cell marked in
+    ``code`` (typewriter type or a header, wider than the text's) counts 1.25 times. When the longest
+    words do not fit side by side, the columns with the longest words (widest first) count only
+    their longest piece of code up to an underscore (``\\sphinxcode`` may break there: ldpbook.sty)
+    or one of ``. , ; ? ! /`` (Sphinx's ``\\sphinxupquote``).
     """
     width = max(map(len, rows))
     code = code or [[False] * len(r) for r in rows]
-    out = []
+    whole, piece, want = [], [], []
     for c in range(width):
         cells = [(r[c], k[c]) for r, k in zip(rows, code) if c < len(r)]
-        longest = max((len(w) * (1.25 if k else 1) for t, k in cells for w in t.split()), default=0)
-        out.append(round(longest + 4 + sum(len(t) for t, _ in cells) / len(cells) / 2))
-    return out
+        words = [(w, k) for t, k in cells for w in t.split()]
+        whole.append(max((len(w) * (1.25 if k else 1) for w, k in words), default=0) + _PAD)
+        piece.append(max((max(map(len, re.split(r"(?<=[_.,;?!/])", w))) * 1.25 if k else len(w) for w, k in words),
+                         default=0) + _PAD)
+        want.append(whole[c] + 1 + sum(len(t) for t, _ in cells) / len(cells) / 2)
+    floor = list(whole)
+    for c in sorted(range(width), key=lambda c: -whole[c]):
+        if sum(floor) <= LINE_CHARS:
+            break
+        floor[c] = piece[c]
+    pinned: set[int] = set()
+    while True:  # pin the columns whose scaled share is below their floor, rescale the others
+        free = [c for c in range(width) if c not in pinned]
+        scale = (LINE_CHARS - sum(floor[c] for c in pinned)) / max(sum(want[c] for c in free), 1)
+        short = {c for c in free if want[c] * scale < floor[c]}
+        pinned |= short
+        if not short or len(pinned) == width:
+            break
+    return [math.ceil(floor[c]) if c in pinned else max(round(want[c] * scale), 1) for c in range(width)]
+
+
+def cell_text(entry: nodes.Element) -> str:
+    """A table cell's text as wide as it prints, about: math without its commands and braces."""
+    return "".join(re.sub(r"\\[A-Za-z]+|[{}^_]", "", str(t)) if isinstance(t.parent, nodes.math) else str(t)
+                   for t in entry.findall(nodes.Text))
 
 
 class TableColumnWidths(SphinxPostTransform):
@@ -158,8 +194,9 @@ class TableColumnWidths(SphinxPostTransform):
             if "colwidths-given" in table["classes"] or group is None:
                 continue
             cells = [list(row.findall(nodes.entry)) for row in group.findall(nodes.row)]
-            rows = [[e.astext() for e in row] for row in cells]
-            code = [[e.next_node(nodes.literal) is not None for e in row] for row in cells]
+            rows = [[cell_text(e) for e in row] for row in cells]
+            code = [[e.next_node(nodes.literal) is not None or isinstance(e.parent.parent, nodes.thead)
+                     for e in row] for row in cells]
             specs = list(group.findall(nodes.colspec))
             if rows and len(specs) == max(map(len, rows)):
                 table["classes"].append("colwidths-given")
