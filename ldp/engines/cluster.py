@@ -1,7 +1,7 @@
 """The protocol engine on a dask cluster: each round's partial supports computed on the workers, summed.
 
 :class:`DaskSupport` is :class:`ldp.engines.StreamSupport` with the per-partition
-work sent to the workers of a :class:`dask.distributed.Client`.  For every
+work sent to the workers of a ``dask.distributed.Client``.  For every
 question (a PEM round, a TreeHist level, SFP's fragment positions and final
 test):
 
@@ -17,7 +17,7 @@ test):
    candidate ``h`` times there), breaks ties and selects the next candidates.
 
 Counts are integers, so the result equals the in-memory aggregation bit for bit
-(``tests/test_scale.py`` checks it on a :class:`dask.distributed.LocalCluster`).
+(``tests/test_scale.py`` checks it on a ``dask.distributed.LocalCluster``).
 
 What crosses the network per round: the candidates (8 bytes per candidate per
 64 bits of value, to each worker), one small task description per partition
@@ -64,7 +64,7 @@ FAN_IN = 8
 
 @contextlib.contextmanager
 def scheduler_client(address: str | None = None) -> Iterator:
-    """A :class:`dask.distributed.Client` of the scheduler at ``address`` (default ``DASK_SCHEDULER_ADDRESS``).
+    """A ``dask.distributed.Client`` of the scheduler at ``address`` (default ``DASK_SCHEDULER_ADDRESS``).
 
     Yields ``None`` when no address is given or set; the client is closed on exit.
     """

@@ -5,7 +5,7 @@ a set of datasets, axes such as ``epsilon``, ``k``, ``eta`` or ``threshold``,
 and a number of repetitions ("each experiment is run 10 times, and the average
 and standard deviation are reported", section 6.1; "all experiment runs 100
 times", section 5).  This package declares such a grid, runs it in parallel
-with :mod:`joblib` (local processes, or a :mod:`dask.distributed` cluster),
+with :mod:`joblib` (local processes, or a ``dask.distributed`` cluster),
 caches the results on disk and returns a tidy :class:`pandas.DataFrame` with
 one row per run.
 
@@ -67,7 +67,7 @@ Design
   engine); :func:`rerun_row` recomputes the row from it alone.
 * **Backends.**  Runs go through :class:`joblib.Parallel` under the caller's
   :func:`joblib.parallel_config`.  With ``DASK_SCHEDULER_ADDRESS`` set in the
-  environment, a :class:`dask.distributed.Client` connects to that existing
+  environment, a ``dask.distributed.Client`` connects to that existing
   scheduler and the ``"dask"`` joblib backend is used.
 * **Cache.**  One parquet file per point, named by a hash of the point's
   canonical parameters, the root seed and the library version with the digest

@@ -2,7 +2,7 @@
 
 Runs go through :class:`joblib.Parallel` under the caller's
 :func:`joblib.parallel_config`; with ``DASK_SCHEDULER_ADDRESS`` set, a
-:class:`dask.distributed.Client` connects to that scheduler and the ``"dask"``
+``dask.distributed.Client`` connects to that scheduler and the ``"dask"``
 joblib backend is used.  :func:`rerun_row` recomputes a results row from its
 ``run_spec`` alone, :func:`row_dataset` regenerates the dataset it ran on.
 """
