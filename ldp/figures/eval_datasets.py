@@ -29,7 +29,7 @@ def _m_size(dataset: str, column: str, scale: float, target: float, what: str = 
     def measure(store):
         t = store.load(CHAPTER, NAME).set_index("dataset")
         if dataset not in t.index:
-            raise MissingInput(f"the {dataset} data set is not in {CHAPTER}/{NAME}")
+            raise MissingInput(f"the {dataset} data set is not in this build")
         return one(what or f"{dataset}: {column.replace('_', ' ')} (in units of {scale:,.0f})",
                    float(t.loc[dataset, column]) / scale, target)
     return measure
