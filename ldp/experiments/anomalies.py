@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.dataset import Dataset
 from .summary import summary_value, whole_value_report
 
-__all__ = ["part_ranks", "top_two_gap", "anomaly_table"]
+__all__ = ["part_ranks", "top_two_gap", "anomaly_table", "prefix_ranks"]
 
 
 
@@ -176,3 +176,21 @@ def anomaly_table(data: Mapping[str, Dataset], summary_k: pd.DataFrame | None = 
                         q[f"f1_{stat}"] = v
             rows += [(name, P.name, k, key, float(v)) for key, v in q.items()]
     return pd.DataFrame(rows, columns=["dataset", "protocol", "k", "quantity", "value"])
+
+
+def prefix_ranks(table: pd.DataFrame) -> pd.DataFrame:
+    """PEM's round-1 rank of each top value's prefix against ``|C_1|``, from :func:`anomaly_table`'s rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``anomaly, dataset, protocol, k, rank, capacity``: one row per ``rank_part1_top<j>`` quantity
+        (``anomaly`` is ``"top <j>"``, ``capacity`` the ``kept_part1`` of the same data set, protocol and ``k``).
+    """
+    rows = []
+    for (ds, proto, k), grp in table.groupby(["dataset", "protocol", "k"], sort=False):
+        q = dict(zip(grp["quantity"], grp["value"]))
+        rows += [(f"top {str(name).removeprefix('rank_part1_top')}", ds, proto, int(k), float(rank),
+                  float(q["kept_part1"])) for name, rank in q.items()
+                 if "kept_part1" in q and str(name).startswith("rank_part1_top")]
+    return pd.DataFrame(rows, columns=["anomaly", "dataset", "protocol", "k", "rank", "capacity"])

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -11,7 +13,7 @@ import pandas as pd
 __all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_label", "binomial_se",
            "run_config", "identification_table", "utility_table", "summary_value", "whole_value_report",
            "predicted_variance", "engine_comparison", "dataset_sizes",
-           "final_round_release", "variance_table"]
+           "final_round_release", "variance_table", "ordered_pairs"]
 
 _NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time", "found_ranks", "root_seed",
                "seed_key", "data_seed_key", "run_spec"}
@@ -392,3 +394,24 @@ def variance_table(summary: pd.DataFrame, protocols: Mapping[tuple[str, float], 
     out["obs/pred"] = out["var_mean"] / out["var_pred"]
     out["obs/full"] = out["var_mean"] / out["var_full"]
     return out
+
+
+def ordered_pairs(points: pd.DataFrame, at: Sequence[str], z: float, *, by: str = "f1", then: str = "ncr",
+                  label: str = "") -> pd.DataFrame:
+    """Every pair of protocols whose ``by`` differs beyond ``z`` standard errors at a point: their ``then``.
+
+    ``points`` has ``protocol, metric, mean, se`` and the point's columns ``at`` (e.g. ``dataset,
+    epsilon``).  Returns ``point, a, se_a, b, se_b``: ``a`` the ``then`` mean of the protocol better
+    in ``by``, ``b`` the other's (a point reads ``"<at[0]>, <label> = <at[1]>: <better> over <other>"``).
+    """
+    rows = []
+    for key, grp in points.groupby(list(at)):
+        grp = grp.pivot_table(index="protocol", columns="metric", values=["mean", "se"])
+        for a, b in combinations(grp.index, 2):
+            d = grp.loc[a, ("mean", by)] - grp.loc[b, ("mean", by)]
+            if abs(d) > z * math.hypot(grp.loc[a, ("se", by)], grp.loc[b, ("se", by)]):  # beyond noise
+                hi, lo = (a, b) if d > 0 else (b, a)
+                rows.append({"point": f"{key[0]}, {label or at[1]} = {float(key[1]):g}: {hi} over {lo}",
+                             "a": grp.loc[hi, ("mean", then)], "se_a": grp.loc[hi, ("se", then)],
+                             "b": grp.loc[lo, ("mean", then)], "se_b": grp.loc[lo, ("se", then)]})
+    return pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])

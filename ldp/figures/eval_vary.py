@@ -14,6 +14,9 @@ import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
+from ..experiments.anomalies import prefix_ranks
+from ..experiments.readings import under
+from ..experiments.summary import ordered_pairs
 from ..plotting import interval, method_scales, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
@@ -129,7 +132,7 @@ def _m_url_eps4_others(store):
                           "value": _at(store, "epsilon", 4.0, "URL", p)["mean"] * 16, "target": 2.0} for p in OTHERS])
 
 
-def _m_f1_ncr_corr(store):
+def _m_f1_ncr_corr(store, method: str = "pearson"):
     pts = []
     for x, name in NAMES.items():
         w = eval_points(store, name).pivot_table(index=["dataset", "protocol", x], columns="metric", values="mean")
@@ -137,36 +140,20 @@ def _m_f1_ncr_corr(store):
             pts.append(w[["f1", "ncr"]].dropna())
     if not pts or len(w := pd.concat(pts)) < 3:
         raise MissingInput("fewer than 3 points with both F1 and NCR")
-    r = float(np.corrcoef(w["f1"], w["ncr"])[0, 1])
-    return one(f"Pearson r of mean F1 and mean NCR over {len(w)} points of Figures 5 and 6", r, 1.0)
+    return one(f"{method.title()} r of mean F1 and mean NCR over {len(w)} points of Figures 5 and 6",
+               float(w["f1"].corr(w["ncr"], method=method)), 1.0)
 
 
 def _m_f1_ncr_order(store):
-    rows = []
-    for x, name in NAMES.items():
-        for (ds, xv), grp in eval_points(store, name).groupby(["dataset", x]):
-            grp = grp.pivot_table(index="protocol", columns="metric", values=["mean", "se"])
-            protos = list(grp.index)
-            for i in range(len(protos)):
-                for j in range(i + 1, len(protos)):
-                    a, b = protos[i], protos[j]
-                    d = grp.loc[a, ("mean", "f1")] - grp.loc[b, ("mean", "f1")]
-                    se = math.hypot(grp.loc[a, ("se", "f1")], grp.loc[b, ("se", "f1")])
-                    if not abs(d) > V.Z_TOL * se or (se == 0 and d == 0):
-                        continue  # F1 does not separate the two beyond noise
-                    hi, lo = (a, b) if d > 0 else (b, a)
-                    rows.append({"point": f"{ds}, {X_NAMES[x]} = {g(xv)}: {hi} over {lo}",
-                                 "a": grp.loc[hi, ("mean", "ncr")], "se_a": grp.loc[hi, ("se", "ncr")],
-                                 "b": grp.loc[lo, ("mean", "ncr")], "se_b": grp.loc[lo, ("se", "ncr")]})
-    return pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])
+    return pd.concat([ordered_pairs(eval_points(store, name), ["dataset", x], V.Z_TOL, label=X_NAMES[x])
+                      for x, name in NAMES.items()], ignore_index=True)
 
 
 def _m_decrease_with_k(protocols=None, datasets=None):
     def measure(store):
         df = eval_points(store, NAMES["k"])
         df = df[df["metric"] == "f1"]
-        if protocols is not None:
-            df = df[df["protocol"].isin(protocols)]
+        df = df if protocols is None else df[df["protocol"].isin(protocols)]
         if datasets is not None:
             if not set(datasets) & set(df["dataset"]):
                 raise MissingInput(f"the {' and '.join(datasets)} data is not in this build")
@@ -209,20 +196,10 @@ def _anomalies(store) -> pd.DataFrame:
     return t
 
 
-def _prefix_ranks(store) -> pd.DataFrame:
-    """PEM's round-1 rank of each top value's prefix against |C_1|, from the ``rank_part1_top<j>`` rows."""
-    rows = []
-    for (ds, proto, k), grp in _anomalies(store).groupby(["dataset", "protocol", "k"], sort=False):
-        q = dict(zip(grp["quantity"], grp["value"]))
-        rows += [(f"top {str(name).removeprefix('rank_part1_top')}", ds, proto, int(k), float(rank),
-                  float(q["kept_part1"])) for name, rank in q.items()
-                 if "kept_part1" in q and str(name).startswith("rank_part1_top")]
-    return pd.DataFrame(rows, columns=["anomaly", "dataset", "protocol", "k", "rank", "capacity"])
-
-
 def _anomaly(store, protocol: str) -> str:
     """The measured cause the chapter saved for ``protocol``'s anomalies at small k, in words."""
-    long, ranks = _anomalies(store), _prefix_ranks(store)
+    long = _anomalies(store)
+    ranks = prefix_ranks(long)
     if protocol == "PEM":
         t = ranks[(ranks["protocol"] == protocol) & (ranks["rank"] > ranks["capacity"])]
         parts = [f"{r.dataset}, k = {int(r.k)}, round 1: the {r.anomaly} value's prefix ranks {int(r.rank)} in the "
@@ -286,7 +263,7 @@ def _m_small_k(protocol: str):
 
 
 def _m_prefix_mass(store):
-    t = _prefix_ranks(store)
+    t = prefix_ranks(_anomalies(store))
     t = t[t["protocol"] == "PEM"]
     if t.empty:
         raise MissingInput(f"{CHAPTER}/anomalies has no PEM rows")
@@ -302,22 +279,33 @@ _BOTH = (f"figure:{NAMES['epsilon']}", f"figure:{NAMES['k']}")
 _BEST = r"It is clear that \itergroup performs best among all three protocols."
 _FALLS = r"utility scores decrease with $k$"
 _URL_NUMBER = "A number on the URL data: the stand-in can only be compared qualitatively."
+_PART = "SPM and MCM with 10 % of the users for the final test (section 6.2.4), at the ε and k the text quotes"
+_URL_B = "the URL stand-in's binomial calibration (Zipf exponent 1.334, one random 5-minute slot of the month)"
+
+
+def _re(reading: str, anchor: str, measure, tag: str = "", **levels):  # the claim under another reading
+    return (Alternative(reading, anchor, under(measure, CHAPTER, tag, **levels)),)
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig5-pem-best", section="6.2.1", ref="Figure 5", quote=_BEST, paper="PEM best on every data set",
           tested="PEM against the best of MCM and SPM at each (data set, metric, ε)",
           measure=_m_pem_best(NAMES["epsilon"], "epsilon"), rule=R.OrderingHolds(what="PEM at least the best other"),
           stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
-          setting={"k_fixed": 16, **_SETTING}, **_EPS),
+          setting={"k_fixed": 16, **_SETTING}, **_EPS,
+          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["epsilon"], "epsilon"), "partition")),
     Claim(id="fig56-aol-pem-best", section="6.2.1", ref="Figure 5(b, e), 6(b, e)", quote=_BEST, paper="PEM best on AOL",
           tested="PEM against the best other on AOL, every ε (k = 16) and k (ε = 2), F1 and NCR", measure=_m_aol_best,
           rule=R.OrderingHolds(what="PEM at least the best other"), inputs=_BOTH, stand_in=("mcm", "spm"),
           interpretation=(Readings.AOL, Readings.SPM, Readings.MCM), setting={"k_fixed": 16, "eps_fixed": 2.0},
-          part_of="fig5-pem-best", **_EPS),
+          part_of="fig5-pem-best", alternatives=_re(_PART, Readings.SPM, _m_aol_best, "partition"), **_EPS),
     Claim(id="fig5-more-with-eps", section="6.2.1", ref="Figure 5",
           quote=r"When $\epsilon$ increases, the number of heavy hitters that can be identified will increase.",
           paper="more heavy hitters at larger ε", tested="mean F1 (k fixed) against ε, per data set and protocol",
           measure=_m_more_with_eps, rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
-          setting={"k_fixed": 16, **_SETTING}, **_EPS),
+          setting={"k_fixed": 16, **_SETTING}, **_EPS, alternatives=_re(
+              "the budgets the text quotes only (ε = 0.9, 1.2, 2, 4)", Readings.GRIDS, _m_more_with_eps,
+              epsilon=(0.9, 1.2, 2.0, 4.0))),
     Claim(id="fig5-lead-grows-with-eps", section="6.2.1", ref="Figure 5",
           quote=r"The improvement is more significant when $\epsilon$ is larger.", paper="PEM's lead grows with ε",
           tested="PEM's F1 minus the best other's, per data set, against ε", measure=_m_lead_grows,
@@ -326,61 +314,63 @@ CLAIMS: tuple[Claim, ...] = (
           alternatives=(Alternative("an ε grid that ends at 4, the largest budget the text quotes", Readings.GRIDS,
                                     lambda store: _m_lead_grows(store, upto=4.0)),), **_EPS),
     Claim(id="fig5-url-eps4-pem", section="6.2.1", ref="Figure 5(a)",
-          quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,",
-          paper="PEM F1 = 0.9 on URL at ε = 4", tested="PEM's mean F1 on the URL stand-in at ε = 4",
+          quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,", paper="PEM F1 = 0.9 on URL at ε = 4",
+          tested="PEM's mean F1 on the URL stand-in at ε = 4",
           measure=_m_url_eps4_pem, rule=R.WithinTolerance(V.F1_TOL, "an F1 the text quotes"), stand_in=("url",),
           stand_in_decides=False, interpretation=(Readings.URL,), setting={"epsilons": (4.0,), "k_fixed": 16},
-          note=_URL_NUMBER, **_EPS),
+          note=_URL_NUMBER, alternatives=_re(_URL_B, Readings.URL, _m_url_eps4_pem, "url-binomial"), **_EPS),
     Claim(id="fig5-url-eps4-others", section="6.2.1", ref="Figure 5(a)",
           quote=r"on the other hand, \hash and \spm can only identify two.", paper="MCM and SPM find two URLs at ε = 4",
           tested="F1 × 16 of MCM and SPM on the URL stand-in at ε = 4", measure=_m_url_eps4_others,
           rule=R.WithinTolerance(V.printed_tolerance("2"), "half a unit of 'two'"), stand_in=_ALL,
           stand_in_decides=False, interpretation=(Readings.URL, Readings.SPM, Readings.MCM),
-          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, part_of="fig5-url-eps4-pem", **_EPS),
-    Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6",
+          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, part_of="fig5-url-eps4-pem", **_EPS,
+          alternatives=_re(_PART, Readings.SPM, _m_url_eps4_others, "partition")),
+    Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6", paper="PEM outperforms MCM and SPM",
           quote=r"Similarly, we can see that \itergroup outperforms \hash and \spm.",
-          paper="PEM outperforms MCM and SPM",
           tested="PEM against the best of MCM and SPM at each (data set, metric, k)",
           measure=_m_pem_best(NAMES["k"], "k"), rule=R.OrderingHolds(what="PEM at least the best other"),
           stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
-          setting={"eps_fixed": 2.0, **_SETTING}, **_K),
+          setting={"eps_fixed": 2.0, **_SETTING}, **_K,
+          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["k"], "k"), "partition")),
     Claim(id="fig6-f1-ncr-correlated", section="6.2.2", ref="Figures 5, 6",
           quote=r"Note the correlation between \fone and \ncr is close:", paper="F1 and NCR closely correlated",
           tested="Pearson r of mean F1 and mean NCR over all points of Figures 5 and 6", measure=_m_f1_ncr_corr,
           rule=R.WithinTolerance(V.CLOSE_CORRELATION, "a close correlation"), inputs=_BOTH, stand_in=_ALL,
-          interpretation=("metrics-section-421-section-626",), **_K),
+          interpretation=("metrics-section-421-section-626",), **_K,
+          alternatives=(Alternative("Spearman's rank correlation, not Pearson's", "metrics-section-421-section-626",
+                                    lambda store: _m_f1_ncr_corr(store, "spearman")),)),
     Claim(id="fig6-better-f1-better-ncr", section="6.2.2", ref="Figures 5, 6",
           quote=r"a protocol with better \fone score will also have a better \ncr score.",
           paper="better F1 implies better NCR",
           tested="for every pair of methods whose F1 differs beyond noise at a point, the NCR of the F1-better one "
-                 "against the other's",
-          measure=_m_f1_ncr_order,
+                 "against the other's", measure=_m_f1_ncr_order,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="the F1-better method's NCR at least the other's"),
           inputs=_BOTH, stand_in=_ALL, part_of="fig6-f1-ncr-correlated", **_K),
     Claim(id="fig6-decrease-with-k", section="6.2.2", ref="Figure 6",
           quote=r"For most of the cases, utility scores decrease with $k$,", paper="utility falls with k in most cases",
           tested="mean F1 against k, per data set and protocol", measure=_m_decrease_with_k(),
           rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS, Readings.CASES),
-          setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k),
+          setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k), **_K,
           alternatives=(Alternative("'cases' as the steps from one k to the next, not whole series", Readings.CASES,
                                     _m_steps,
-                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),),
-          **_K),
+                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),)),
     Claim(id="fig6-syn-full-utility", section="6.2.2", ref="Figure 6(c)",
           quote=r"In the synthetic dataset, \itergroup achieves almost full utility for up to $k=30$.",
           paper="F1 ≈ 1 up to k = 30", tested="PEM's mean F1 on the synthetic set at every k ≤ 30",
           measure=_m_syn_full_k30, rule=R.WithinTolerance(V.ALMOST_FULL, "almost full utility"),
           interpretation=(Readings.SYNTHETIC, Readings.GRIDS), setting={"ks": (30,), "eps_fixed": 2.0, **_SETTING},
-          cause=Cause("near-tie", _c_top_two), **_K),
+          cause=Cause("near-tie", _c_top_two), **_K, alternatives=_re(
+              "the synthetic set cut at RAPPOR's 100 values", Readings.SYNTHETIC, _m_syn_full_k30, "exp-100")),
     Claim(id="fig6-spm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
           paper="utility falls with k (so it is highest at k = 1)",
-          tested="SPM's F1 at k = 1 against k = 2, per data set",
-          measure=_m_small_k("SPM"),
+          tested="SPM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("SPM"),
           rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
           stand_in=("spm", "url"), interpretation=(Readings.SPM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
           note="With k = 1 SPM keeps one pattern per segment, the most frequent over all users, which on text data "
                "is rarely the top value's.", part_of="fig6-decrease-with-k", decides=False,
-          cause=Cause("genuine", lambda store: _anomaly(store, "SPM")), **_K),
+          cause=Cause("genuine", lambda store: _anomaly(store, "SPM")), **_K,
+          alternatives=_re(_PART, Readings.SPM, _m_small_k("SPM"), "partition")),
     Claim(id="fig6-mcm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
           paper="utility falls with k (so it is highest at k = 1), for MCM with its k^1.5 channels (section 6.1)",
           tested="MCM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("MCM"),
@@ -388,27 +378,26 @@ CLAIMS: tuple[Claim, ...] = (
           stand_in=("mcm", "url"), interpretation=(Readings.MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
           note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, which holds "
                "every value; the per-block majority mixes patterns of different values.",
-          part_of="fig6-decrease-with-k",
-          decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")), **_K),
+          part_of="fig6-decrease-with-k", decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")),
+          alternatives=_re(_PART, Readings.MCM, _m_small_k("MCM"), "partition"), **_K),
     Claim(id="s423-prefix-mass", section="4.2.3", ref="eq. (5), assumption",
           quote=r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
           paper="the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
           tested="rank of each true top-k value's prefix in the true prefix tally against |C_i|, per round (the "
-                 "anomalies of Figures 5 and 6)",
-          measure=_m_prefix_mass,
+                 "anomalies of Figures 5 and 6)", measure=_m_prefix_mass,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
           inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,), reading=True,
           cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
           note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's "
                "frequency is the sum over every value that shares it; on the URL stand-in and AOL other values lift a "
                "non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
-          **_K),
+          alternatives=_re(_URL_B, Readings.URL, _m_prefix_mass, "url-binomial"), **_K),
     Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, paper="utility falls with k",
-          tested="PEM's mean F1 on the URL stand-in against k",
-          measure=_m_decrease_with_k(protocols=["PEM"], datasets=["URL"]), rule=R.Monotone("decreasing"),
-          stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0}, part_of="fig6-decrease-with-k",
-          decides=False, cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
+          tested="PEM's mean F1 on the URL stand-in against k", measure=_m_decrease_with_k(["PEM"], ["URL"]),
+          rule=R.Monotone("decreasing"), stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0},
+          part_of="fig6-decrease-with-k", decides=False, cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
           note="PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
                "the 4th URL's 15-bit prefix ranks 5th in the true prefix tally, so C_1 never holds it "
-               "(prefix mass, row s423-prefix-mass).", **_K),
+               "(prefix mass, row s423-prefix-mass).", **_K,
+          alternatives=_re(_URL_B, Readings.URL, _m_decrease_with_k(["PEM"], ["URL"]), "url-binomial")),
 )

@@ -111,13 +111,16 @@ def _cause(claim: Claim, store: ResultStore, decision: V.Decision) -> tuple[str,
     return "genuine", f"{decision.summary} ({decision.explanation})"
 
 
-def _sensitivity(claim: Claim, store: ResultStore, verdict: str) -> list[dict]:
-    """The claim decided again under each documented other reading (:class:`~ldp.reporting.claims.Alternative`)."""
+def _sensitivity(claim: Claim, store: ResultStore, verdict: str, stand_in: bool = False) -> list[dict]:
+    """The claim decided again under each documented other reading (:class:`~ldp.reporting.claims.Alternative`);
+    ``stand_in``: it rests on a stand-in that cannot decide it, under that reading too."""
     out = []
     for alt in claim.alternatives:
         try:
             decision, _ = _decide(alt.measure, alt.rule or claim.rule, store)
             v, measured = decision.verdict, decision.summary
+            if stand_in:
+                v, measured = V.NOT_TESTABLE, f"the rule alone would give: {v} ({measured})"
         except _FAILED as exc:
             v, measured = V.NOT_TESTABLE, f"not computed in this build: {exc}"
         out.append({"reading": alt.reading, "anchor": alt.anchor, "verdict": v, "measured": measured,
@@ -168,7 +171,8 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict
             "excess": _excess(claim.rule.kind, dict(decision.numbers))}
     if claim.stand_in and not claim.stand_in_decides and decision.verdict != V.NOT_TESTABLE:
         names = " and ".join(STAND_INS[s].split(":")[0] for s in claim.stand_in)
-        return row | {"verdict": V.NOT_TESTABLE, "cause_class": "stand-in",
+        return row | {"verdict": V.NOT_TESTABLE, "cause_class": "stand-in", "sensitivity": json.dumps(
+                          _sensitivity(claim, store, V.NOT_TESTABLE, stand_in=True), ensure_ascii=False),
                       "cause": f"rests on a stand-in that cannot decide it ({names})",
                       "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would "
                                      f"give: {decision.verdict} ({decision.explanation})"}

@@ -1,0 +1,47 @@
+"""ldp.experiments.readings: a result store seen under another reading, and the F1/NCR pairs of chapter 06."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldp.core import Dataset
+from ldp.experiments.readings import Reading, sizes_without_top, under
+from ldp.experiments.results import ResultStore
+from ldp.experiments.summary import ordered_pairs
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = ResultStore(tmp_path / "results", figures=tmp_path / "figures")
+    (tmp_path / "figures").mkdir()
+    pd.DataFrame({"dataset": ["A"] * 6, "protocol": ["PEM", "SPM", "MCM"] * 2, "k": [1, 1, 1, 2, 2, 2],
+                  "mean": [0.9, 0.5, 0.4, 0.8, 0.3, 0.2]}).to_csv(tmp_path / "figures" / "fig.csv", index=False)
+    return s
+
+
+def test_the_other_readings_rows_replace_their_series_at_their_levels(store):
+    store.save("ch", "fig--other", pd.DataFrame({"dataset": ["A"], "protocol": ["SPM"], "k": [2], "mean": [0.95]}))
+    view = Reading(store, "ch", "other").figure("fig")
+    assert sorted(zip(view["protocol"], view["k"], view["mean"])) == [("MCM", 2, 0.2), ("PEM", 2, 0.8),
+                                                                      ("SPM", 2, 0.95)]
+    assert store.figure("fig")["mean"].tolist() == [0.9, 0.5, 0.4, 0.8, 0.3, 0.2]  # the store itself is unchanged
+
+
+def test_without_saved_rows_the_view_is_the_store_at_the_given_levels(store):
+    assert Reading(store, "ch", "absent").figure("fig").equals(store.figure("fig"))
+    assert under(lambda s: s.figure("fig")["k"].unique().tolist(), "ch", k=[2])(store) == [2]
+    assert Reading(store, "ch").mode == store.mode  # everything else is the store's
+
+
+def test_sizes_without_the_top_value():
+    ds = Dataset.from_counts(np.array([5, 6, 7, 8]), np.array([50, 30, 15, 5]), m=8, rng=0)
+    row = sizes_without_top(ds, "toy", k=2)
+    assert row == {"dataset": "toy", "n": 50, "n_distinct": 3, "f_2": pytest.approx(15 / 50)}
+
+
+def test_ordered_pairs_keeps_the_pairs_separated_beyond_noise():
+    points = pd.DataFrame({"dataset": "A", "epsilon": 1.0, "protocol": ["P", "P", "Q", "Q", "R", "R"],
+                           "metric": ["f1", "ncr"] * 3, "mean": [0.9, 0.8, 0.5, 0.6, 0.89, 0.7],
+                           "se": [0.01, 0.01, 0.01, 0.01, 0.01, 0.01]})
+    pairs = ordered_pairs(points, ["dataset", "epsilon"], 3.0, label="ε")
+    assert pairs["point"].tolist() == ["A, ε = 1: P over Q", "A, ε = 1: R over Q"]  # P and R: F1 within noise
+    assert pairs[["a", "b"]].to_numpy().tolist() == [[0.8, 0.6], [0.7, 0.6]]
