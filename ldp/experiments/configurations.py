@@ -12,6 +12,7 @@
   optimizer under different assumed distributions (Figure 8(c));
 * :func:`k_for_threshold`, :func:`threshold_table` -- the k a threshold θ translates into (Figure 7);
 * :func:`optimizer_curves`, :func:`plan_bars` -- the data of Figure 1 and of the optimizer's figure (section 4.3);
+  :func:`optimizer_readings` -- the optimizer's choice under the other readings of section 4.3 (:data:`OPTIMIZER_READINGS`);
 * :func:`share`, :func:`compress`, :func:`is_whole` -- how the tables write budgets and lists.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pandas as pd
 
 from .. import metrics
 from .. import values as V
-from ..analysis import candidate_configs, evaluate_configs, pem_config
+from ..analysis import candidate_configs, evaluate_configs, optimize_pem, pem_config
 from ..analysis.config import PEMConfig
 from ..core.dataset import Dataset
 from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
@@ -34,7 +35,8 @@ from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
 __all__ = ["share", "compress", "is_whole", "protocol_variants", "configuration_table", "configuration_values",
            "demo_runs", "demo_summary", "rounds_frame", "demo_values", "rounds_table", "config_table",
            "readings_table", "eta_table", "config_label", "assumption_summary", "assumption_configurations",
-           "k_for_threshold", "threshold_table", "optimizer_curves", "plan_bars"]
+           "k_for_threshold", "threshold_table", "optimizer_curves", "optimizer_readings", "OPTIMIZER_READINGS",
+           "plan_bars"]
 
 
 def share(eps_q: float, eps: float) -> str:
@@ -339,6 +341,40 @@ def optimizer_curves(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfi
     return pd.concat(out, ignore_index=True)[
         ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper",
          "over_query_limit"]]
+
+
+#: the other readings of section 4.3 the report decides the optimizer's claims under: name -> optimize_pem options
+OPTIMIZER_READINGS = {"competitors='paper'": {"competitors": "paper"},
+                      "gammas, cand_sizes='search'": {"gammas": "search", "cand_sizes": "search"}}
+
+
+def optimizer_readings(ks: Sequence[int], epsilons: Sequence[float], m: int, *, n, query_limit: int) -> pd.DataFrame:
+    """:func:`ldp.analysis.optimize_pem`'s choice under each of :data:`OPTIMIZER_READINGS`.
+
+    Parameters
+    ----------
+    ks, epsilons : sequences
+        Numbers of heavy hitters and budgets.
+    m : int
+        Value length in bits.
+    n : float, keyword-only
+        Number of users.
+    query_limit : int, keyword-only
+        The frequency-oracle query limit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``reading, k, epsilon, gamma, g, etas`` (``etas`` written as a tuple), one row per reading, k and ε.
+    """
+    rows = []
+    for name, options in OPTIMIZER_READINGS.items():
+        for k in ks:
+            for eps in epsilons:
+                c = optimize_pem(eps, k, m, n=n, query_limit=query_limit, **options)
+                rows.append({"reading": name, "k": int(k), "epsilon": float(eps), "gamma": c.gamma, "g": c.g,
+                             "etas": str(tuple(int(e) for e in c.etas))})
+    return pd.DataFrame(rows)
 
 
 _BAR_COLUMNS = ["method", "group", "group_label", "bar", "bit_start", "bit_stop", "budget", "channels"]

@@ -135,13 +135,13 @@ def variance_curves(olh_var_dprime: Callable, *, epsilons: Sequence[float], grr_
                     labels: Sequence[str]) -> pd.DataFrame:
     """OLH's variance against d' and GRR's against d (eqs. (1)-(3)), series named by ``labels``: see
     :func:`ldp.figures.oracle_variance.frame`, whose data this is."""
-    _CURVE, _REAL, _INT, _GRR, _OLH, _CROSS = labels
+    _CURVE, _REAL, _INT, _GRR, _OLH, _CROSS, _INTS = labels
     parts = []
     for e_ in epsilons:
-        x = np.geomspace(1.3, 400, 600)
         v_star = float(olh_variance(e_, d_prime="real"))
-        parts.append(pd.DataFrame({"panel": "a", "series": _CURVE, "epsilon": e_, "x": x,
-                                   "y": olh_var_dprime(e_, x, 1.0) / v_star}))
+        for series, x in ((_CURVE, np.geomspace(1.3, 400, 600)), (_INTS, np.arange(2.0, 401.0))):  # integers too
+            parts.append(pd.DataFrame({"panel": "a", "series": series, "epsilon": e_, "x": x,
+                                       "y": olh_var_dprime(e_, x, 1.0) / v_star}))
         parts.append(pd.DataFrame({"panel": "a", "series": [_REAL, _INT], "epsilon": e_,
                                    "x": [math.exp(e_) + 1, float(default_d_prime(e_))],
                                    "y": [1.0, float(olh_variance(e_) / v_star)]}))
