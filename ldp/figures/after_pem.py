@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 import seaborn.objects as so
 
+from ..experiments.successors import series_pairs
 from ..plotting import METHOD_STYLE, interval, render
 from ..reporting import rules as R
 from ..reporting.claims import Alternative, Claim, ClaimFields, Measurement, MissingInput, Readings
-from ..reporting.measures import aol_note, eval_points, g, pem_vs_best_other, require
+from ..reporting.measures import aol_note, eval_points, pem_vs_best_other, require
 
 __all__ = ["NAMES", "ENGINES", "TITLES", "PANELS", "FAMILIES", "SUCCESSORS", "frame", "draw", "CLAIMS"]
 
@@ -113,17 +114,10 @@ def _pem_against(others, figure=None):
 
 def _m_th8_over_th1(store, fewer: str = "TreeHist (8 bits)"):
     """TreeHist with 8 bits per level (m/8 groups; or the series ``fewer``) against one bit per level (m - 1)."""
-    rows = []
-    for x, name in NAMES.items():
-        for (ds, xv), grp in _f1(store, name).groupby(["dataset", x], sort=False):
-            grp = grp.set_index("protocol")
-            if {"TreeHist", fewer} <= set(grp.index):
-                rows.append({"point": f"{ds}, {'ε' if x == 'epsilon' else 'k'} = {g(xv)}",
-                             "a": grp.loc[fewer, "mean"], "se_a": grp.loc[fewer, "se"],
-                             "b": grp.loc["TreeHist", "mean"], "se_b": grp.loc["TreeHist", "se"]})
-    if not rows:
-        raise MissingInput("the chapter's grids have no TreeHist pair (one and 8 bits per level)")
-    return pd.DataFrame(rows)
+    t = pd.concat([series_pairs(_f1(store, name), x, fewer, "TreeHist") for x, name in NAMES.items()])
+    if t.empty:
+        raise MissingInput(f"the chapter's grids have no TreeHist pair (one bit per level and {fewer})")
+    return t
 
 
 def _m_bar(store, series=SUCCESSORS):

@@ -42,11 +42,10 @@ def frame() -> pd.DataFrame:
     prints it) and the ratio of that n for ``f = 0.0005`` to ``f = 0.001``.
     """
     eps49, eps10 = math.log(49), math.log(10)
-    v10 = float(olh_variance(eps10, d_prime="real"))  # eq. (3): 40/81
+    v10, v10_int = (float(olh_variance(eps10, d_prime=d)) for d in ("real", None))  # eq. (3): 40/81; d' = 11
     n_min = float(min_population(1e-3, eps10, d_prime="real"))  # (3 / 0.001)^2 * 40/81
-    values = [float(grr_pq(eps49, 2**16)[0]), float(grr_variance(eps49, 2**16)), math.sqrt(v10),
-              math.sqrt(float(olh_variance(eps10))), n_min,
-              (3 * round(math.sqrt(v10), 1) / 1e-3) ** 2,  # the paper's 0.7
+    values = [float(grr_pq(eps49, 2**16)[0]), float(grr_variance(eps49, 2**16)), math.sqrt(v10), math.sqrt(v10_int),
+              n_min, (3 * round(math.sqrt(v10), 1) / 1e-3) ** 2,  # the paper's 0.7
               float(min_population(5e-4, eps10, d_prime="real")) / n_min]
     return pd.DataFrame({"quantity": list(PAPER), "value": values})
 

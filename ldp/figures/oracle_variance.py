@@ -11,11 +11,10 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import seaborn.objects as so
 
-from ..experiments.oracle_checks import variance_curves
+from ..experiments.oracle_checks import dprime_ratios, grr_olh_ends, variance_curves
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting.claims import Alternative, Claim, MissingInput
-from ..reporting.measures import g
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
@@ -69,29 +68,16 @@ def draw(data: pd.DataFrame):
 # --------------------------------------------------------------------------- claims: section 2.2.2
 def _m_dprime_optimal(store, series: str = _CURVE):
     """Var(d') / Var(e^eps + 1) on the curve against 1, or at each integer d' against the oracle's ⌈e^ε + 1⌉."""
-    d = store.figure(NAME)
-    ceil = d[d["series"] == _INT].set_index("epsilon")["y"]
-    d = d[(d["panel"] == "a") & (d["series"] == series)]
-    if d.empty:
+    if (t := dprime_ratios(store.figure(NAME), series, against=None if series == _CURVE else _INT)).empty:
         raise MissingInput(f"{NAME} has no panel (a) series {series!r}")
-    return pd.DataFrame({"point": [f"ε = {g(e)}, d' = {x:.3g}" for e, x in zip(d["epsilon"], d["x"])],
-                         "a": d["y"].to_numpy(), "se_a": 0.0, "se_b": 0.0,
-                         "b": 1.0 if series == _CURVE else ceil.reindex(d["epsilon"]).to_numpy()})
+    return t
 
 
 def _m_grr_vs_olh(store):
-    d = store.figure(NAME)
-    rows = []
-    for eps, grp in d[d["panel"] == "b"].groupby("epsilon"):
-        grr, olh = grp[grp["series"] == _GRR].sort_values("x"), grp[grp["series"].str.startswith("OLH")]
-        if grr.empty or olh.empty:
-            continue
-        v_olh, lo, hi = float(olh["y"].iloc[0]), grr.iloc[0], grr.iloc[-1]
-        rows += [{"point": f"ε = {g(eps)}, smallest d = {lo['x']:.3g}: GRR below OLH", "a": v_olh, "b": float(lo["y"])},
-                 {"point": f"ε = {g(eps)}, largest d = {hi['x']:.3g}: OLH below GRR", "a": float(hi["y"]), "b": v_olh}]
-    if not rows:
+    t = grr_olh_ends(store.figure(NAME), grr=_GRR, olh="OLH")
+    if t.empty:
         raise MissingInput(f"{NAME} has no panel (b) curves")
-    return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)
+    return t
 
 
 CLAIMS: tuple[Claim, ...] = (

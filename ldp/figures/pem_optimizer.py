@@ -7,7 +7,6 @@ and the claims read this figure's predicted F1 and NCR.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 
 import pandas as pd
@@ -15,7 +14,7 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 
 from ..analysis.config import PEMConfig, default_gamma
-from ..experiments.configurations import optimizer_curves
+from ..experiments.configurations import optimizer_choices, optimizer_curves
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting import verdicts as V
@@ -90,21 +89,8 @@ def draw(data: pd.DataFrame, *, m: int):
 # --------------------------------------------------------------------------- claims: section 4.3, 4.4
 def _optimizer_vs_rule(store, reading: str | None = None) -> pd.DataFrame:
     """The optimizer's choice (or its choice under another ``reading``, the chapter's table) and the rule's."""
-    o, alt = store.figure(NAME), None if reading is None else store.load("03_pem", "optimizer-readings")
-    rows = []
-    for (k, eps), grp in o[o["metric"] == "f1"].groupby(["k", "epsilon"]):
-        choice = grp[grp["layout"] == CHOICE] if alt is None else alt[
-            (alt["reading"] == reading) & (alt["k"] == k) & ((alt["epsilon"] - eps).abs() < 1e-9)]
-        rule = grp[(grp["layout"] == "leftover") & ~grp["over_query_limit"].astype(bool)]
-        if choice.empty or rule.empty:
-            continue
-        ours = tuple(int(v) for v in re.findall(r"\d+", str(choice["etas"].iloc[0])))
-        paper = tuple(int(v) for v in re.findall(r"\d+", str(rule.sort_values("eta")["etas"].iloc[-1])))
-        rows.append({"point": f"k = {k}, ε = {g(eps)}: optimizer {ours}, rule {paper}", "k": int(k), "ours": ours,
-                     "paper": paper, "epsilon": eps})
-    if not rows:
-        raise MissingInput(f"{NAME} has no optimizer choice")
-    return pd.DataFrame(rows)
+    return optimizer_choices(store.figure(NAME), choice=CHOICE, reading=reading, readings=None if reading is None
+                             else store.load("03_pem", "optimizer-readings"))
 
 
 def _m_opt(value, target, reading: str | None = None):
@@ -118,18 +104,12 @@ def _m_opt(value, target, reading: str | None = None):
 
 def _c_max_eta(store) -> str:
     """The rule's configuration against the optimizer's, by eq. (4), where they differ."""
-    o = store.figure(NAME)
-    out = []
-    for r in _optimizer_vs_rule(store).itertuples():
-        at = o[(o["metric"] == "f1") & (o["k"] == r.k) & ((o["epsilon"] - r.epsilon).abs() < 1e-9)]
-        if r.ours != r.paper:
-            f1 = {lay: at.loc[(at["layout"] == lay) & (at["etas"] == str(e)), "predicted"].iloc[0]
-                  for lay, e in ((CHOICE, r.ours), ("leftover", r.paper))}
-            out.append((f1[CHOICE] - f1["leftover"], f"k = {r.k}, ε = {g(r.epsilon)}: {r.ours} {f1[CHOICE]:.4f} "
-                                                     f"against {r.paper} {f1['leftover']:.4f}"))
+    t = _optimizer_vs_rule(store).query("ours != paper")
+    w = t.loc[(t["f1_ours"] - t["f1_paper"]).idxmax()]
     return (f"eq. (4) prefers balanced rounds to the rule's maximal η with a short last round, at the same number of "
-            f"rounds, in {len(out)} settings (predicted F1 at {max(out)[1]}): 'η[i] = η for all i' and 'η maximal' "
-            "cannot both hold when η does not divide m − γ")
+            f"rounds, in {len(t)} settings (predicted F1 at k = {w.k}, ε = {g(w.epsilon)}: {w.ours} {w.f1_ours:.4f} "
+            f"against {w.paper} {w.f1_paper:.4f}): 'η[i] = η for all i' and 'η maximal' cannot both hold when η does "
+            "not divide m − γ")
 
 
 def _m_bits(store) -> int:
@@ -148,8 +128,7 @@ def _m_obs1(store, predicted: str = "predicted"):
 
 
 def _alts(value, target, *readings: str) -> tuple[Alternative, ...]:
-    """The claim under the optimizer's other options (``"balanced"``: the rule's rounds with η[i] as equal as m − γ
-    allows)."""
+    """The claim under the optimizer's other options (``"balanced"``: the rule's rounds, η[i] as equal as can be)."""
     return tuple(Alternative(*_READINGS[r], _m_opt(value, target, r) if r != "balanced" else _m_opt(
         value, lambda p, k: math.ceil(sum(p) / len(p)))) for r in readings)
 

@@ -6,13 +6,13 @@ are drawn alike from :func:`ldp.experiments.summary.utility_table`.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import seaborn.objects as so
 from matplotlib.ticker import FuncFormatter
 
+from ..experiments.summary import distribution_ends, mirror_pairs
 from ..plotting import count_label, interval, render
 from ..reporting import rules as R
 from ..reporting import verdicts as V
@@ -142,18 +142,11 @@ def _m_fig3(panel: str, center: float | None = None, keep=None):
 
 def _m_symmetry(panel: str, center: float):
     def measure(store):
-        rows = []
-        for name, grp in _fig3(store, panel).groupby("series", sort=False):
-            by_x = {float(x): (y, se) for x, y, se in zip(grp["x"], grp["y"], grp["se"])}
-            for x, (y, se) in by_x.items():
-                mirror = 2 * center - x
-                if x > center and mirror in by_x:
-                    y2, se2 = by_x[mirror]
-                    rows.append({"point": f"{name}: {g(mirror)} against {g(x)}", "observed": y, "expected": y2,
-                                 "value": y, "target": y2, "se": math.hypot(se, se2)})
-        if not rows:
+        t = mirror_pairs(_fig3(store, panel), center)
+        if t.empty:
             raise NotCovered(f"no two levels of panel ({panel}) mirror each other around {g(center)}")
-        return pd.DataFrame(rows)
+        return t.assign(point=[f"{s}: {g(m)} against {g(x)}" for s, m, x in zip(t["series"], t["mirror"], t["x"])],
+                        observed=t["y"], expected=t["y_mirror"], value=t["y"], target=t["y_mirror"])
     return measure
 
 
@@ -161,22 +154,11 @@ def _m_fig4_ends(favourable: bool, half: bool = False):
     """zipf against zipf(-20) at the unfavourable end of each panel (small n, large m, small ε), or the other; with
     ``half``, at every level of the panel's unfavourable (favourable) half."""
     def measure(store):
-        d = _points(store, NAMES[4], 32)
-        rows = []
-        for (panel, axis, metric), grp in d.groupby(["panel", "axis", "metric"]):
-            xs = sorted(grp["x"].unique())
-            xs = xs if (axis == "m") == favourable else xs[::-1]  # from the extreme inwards
-            for pick in xs[:len(xs) // 2 if half else 1]:
-                at = grp[grp["x"] == pick].set_index("dist")
-                if not {"zipf", "zipf(-20)"} <= set(at.index):
-                    continue
-                first, second = ("zipf(-20)", "zipf") if favourable else ("zipf", "zipf(-20)")
-                rows.append({"point": f"({panel}) {_AXIS[axis]} = {pick:g}, {METRIC_NAMES[metric]}",
-                             "a": at.loc[first, "simulated_mean"], "se_a": at.loc[first, "se"],
-                             "b": at.loc[second, "simulated_mean"], "se_b": at.loc[second, "se"]})
-        if not rows:
+        t = distribution_ends(_points(store, NAMES[4], 32), favourable=favourable, half=half)
+        if t.empty:
             raise MissingInput(f"{NAMES[4]} lacks the zipf / zipf(-20) pairs")
-        return pd.DataFrame(rows)
+        return t.assign(point=[f"({p}) {_AXIS[a]} = {x:g}, {METRIC_NAMES[m]}" for p, a, x, m in
+                               zip(t["panel"], t["axis"], t["x"], t["metric"])])
     return measure
 
 
