@@ -283,7 +283,8 @@ def joint_estimator_simulation(n_users: int, reps: int, *, epsilon: float = 1.0,
     p_app, q_app = spm_pq(epsilon, reading="appendix")
     ab, a_, b_ = frozenset({0, 1}), frozenset({0}), frozenset({1})
     est: dict = {S: [] for S in subsets}
-    pair_formula, pair_app, single_app = [], [], {"a": [], "b": []}
+    pair_formula, pair_app = [], []
+    single_app: dict[str, list] = {"a": [], "b": []}
     for b_idx, s in enumerate(ss.spawn(-(-reps // batch))):
         r = min(batch, reps - b_idx * batch)
         seg_rngs = [np.random.default_rng(x) for x in s.spawn(3)]

@@ -23,6 +23,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -347,8 +348,9 @@ def optimizer_curves(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfi
 
 
 #: the other readings of section 4.3 the report decides the optimizer's claims under: name -> optimize_pem options
-OPTIMIZER_READINGS = {"competitors='paper'": {"competitors": "paper"},
-                      "gammas, cand_sizes='search'": {"gammas": "search", "cand_sizes": "search"}}
+OPTIMIZER_READINGS: dict[str, dict[str, Any]] = {"competitors='paper'": {"competitors": "paper"},
+                                                 "gammas, cand_sizes='search'": {"gammas": "search",
+                                                                                 "cand_sizes": "search"}}
 
 
 def optimizer_readings(ks: Sequence[int], epsilons: Sequence[float], m: int, *, n, query_limit: int) -> pd.DataFrame:
@@ -408,7 +410,7 @@ def optimizer_choices(curves: pd.DataFrame, *, choice: str, readings: pd.DataFra
     """
     rows = []
     for (k, eps), grp in curves[curves["metric"] == "f1"].groupby(["k", "epsilon"]):
-        ours = grp[grp["layout"] == choice] if reading is None else readings[
+        ours = grp[grp["layout"] == choice] if reading is None or readings is None else readings[
             (readings["reading"] == reading) & (readings["k"] == k) & np.isclose(readings["epsilon"], eps)]
         rule = grp[(grp["layout"] == "leftover") & ~grp["over_query_limit"].astype(bool)].sort_values("eta")
         if ours.empty or rule.empty:
