@@ -112,10 +112,6 @@ def _c_max_eta(store) -> str:
             "not divide m − γ")
 
 
-def _m_bits(store) -> int:
-    return int((store.parameters("03_pem") or {}).get("m_bits", 64))  # the figure's m: the chapter's parameter
-
-
 def _m_obs1(store, predicted: str = "predicted"):
     o = store.figure(NAME)
     o = o.assign(predicted=o[predicted])
@@ -136,7 +132,8 @@ def _alts(value, target, *readings: str) -> tuple[Alternative, ...]:
 _PAPER_N = "eq. (5) with the paper's N[i] = |D_i| − k competitors (competitors='paper'), not the optimizer's lower"
 _PAPER, _SEARCH = "competitors='paper'", "gammas, cand_sizes='search'"  # OPTIMIZER_READINGS, the chapter's table
 _ROUNDS, _MAX = (lambda o, s: len(o), lambda p, k: len(p)), (lambda o, s: max(o), lambda p, k: max(p))
-_GAMMA = (lambda o, s: _m_bits(s) - sum(o), lambda p, k: math.ceil(math.log2(k)))
+_GAMMA = (lambda o, s: int((s.parameters("03_pem") or {}).get("m_bits", 64)) - sum(o),  # m: the chapter's parameter
+          lambda p, k: math.ceil(math.log2(k)))
 _SPREAD = (lambda o, s: max(o) - min(o), lambda p, k: 0.0)
 _READINGS = {_PAPER: (_PAPER_N, Readings.COMPETITORS),
              _SEARCH: ("the optimizer also searching γ ± 2 and the candidates kept |C_i| (gammas='search', "
