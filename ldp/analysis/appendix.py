@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 from scipy.stats import norm
 
-from ..oracles.formulas import olh_pq
+from ..oracles.formulas import olh_pq, olh_variance
 from ..validation import check_epsilons, check_int, check_population, check_pq
 from .identification import round_identification_probability
 
@@ -33,14 +33,22 @@ __all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_condition", "pr
 # ---------------------------------------------------------------------------
 # Proposition 1 and Lemma 1
 # ---------------------------------------------------------------------------
-def lemma1_E(epsilon):
+def lemma1_E(epsilon, *, d_prime="real"):
     """``E(eps) = ((e^eps - 1)/e^(eps/2))^2 = 4 sinh^2(eps/2)`` (appendix, Lemma 1).
 
-    Accepts ``epsilon >= 0`` (``E(0) = 0``), scalar or array.
+    Accepts ``epsilon >= 0`` (``E(0) = 0``), scalar or array.  ``E`` is ``4 (p - q)^2 / (q (1 - q))``, i.e.
+    4 / OLH's variance per user (eq. (2)), at the appendix's ``p = 1/2``, ``q = 1/(e^eps + 1)``
+    (``d_prime="real"``); ``d_prime=None`` gives the same quantity for the OLH the library runs (the
+    integer ``d' = ceil(e^eps + 1)``, :func:`ldp.oracles.olh_variance`), the other reading of the appendix.
     """
     e = np.asarray(epsilon, dtype=float)
     if not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    if not (isinstance(d_prime, str) and d_prime in ("real", "paper")):
+        out = np.zeros(e.shape)
+        if np.any(e > 0):
+            out[e > 0] = 4.0 / olh_variance(e[e > 0], d_prime=d_prime)
+        return out[()] if out.ndim == 0 else out
     out = np.expm1(e) ** 2 / np.exp(e)  # ((e^eps - 1)/e^(eps/2))^2
     return out[()] if out.ndim == 0 else out
 
@@ -153,7 +161,15 @@ def prop1_condition(epsilon, g, f):
     return out[()] if out.ndim == 0 else out
 
 
-def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None, N: float | None = None):
+def _eq5_argument(f, n_i, e, A, d_prime):
+    """The argument of Phi in eq. (5) (printed slots ``A``, zero-frequency competitors), OLH's ``p, q`` at ``e``."""
+    p, q = np.array([olh_pq(float(x), d_prime=d_prime) for x in np.ravel(e)]).T.reshape(2, *np.shape(e))
+    pj = p * f + q * (1.0 - f)
+    return (n_i * (pj - q) + A * np.sqrt(n_i * q * (1.0 - q))) / np.sqrt(n_i * pj * (1.0 - pj))
+
+
+def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None, N: float | None = None,
+               d_prime="real"):
     """Proposition 1 and Lemma 1 over a grid, as a pandas DataFrame.
 
     Parameters
@@ -167,6 +183,11 @@ def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None
     k, j, N : optional
         Used when ``A`` is None: ``k = 16``, ``j = k // 2`` and
         ``N = k (2^10 - 1)`` (``eta = 10``) by default.
+    d_prime : "real" or None, keyword-only
+        ``"real"``: the appendix's OLH (``p = 1/2``, ``q = 1/(e^eps + 1)``, eq. (6)); ``None``: the OLH the
+        library runs (integer ``d'``): ``P1``, ``P2`` are then eq. (5)'s arguments with its ``p, q``
+        (``n/g`` users at ``eps``; ``n`` users at ``eps/g``) and the Lemma 1 columns use
+        ``lemma1_E(..., d_prime=None)``; the other columns stay the appendix's.
 
     Returns
     -------
@@ -189,9 +210,11 @@ def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None
     ee, gg, ff = np.meshgrid(np.asarray(epsilons, float), np.asarray(gs, float), np.asarray(fs, float),
                              indexing="ij")
     ee, gg, ff = ee.ravel(), gg.ravel(), ff.ravel()
-    P1 = prop1_P1(ee, gg, ff, n, A)
-    P2 = prop1_P2(ee, gg, ff, n, A)
-    E1, E2 = lemma1_E(ee / gg), lemma1_E(ee) / gg
+    if isinstance(d_prime, str) and d_prime in ("real", "paper"):
+        P1, P2 = prop1_P1(ee, gg, ff, n, A), prop1_P2(ee, gg, ff, n, A)
+    else:
+        P1, P2 = _eq5_argument(ff, n / gg, ee, A, d_prime), _eq5_argument(ff, float(n), ee / gg, A, d_prime)
+    E1, E2 = lemma1_E(ee / gg, d_prime=d_prime), lemma1_E(ee, d_prime=d_prime) / gg
     C = ff * math.sqrt(float(n)) / 2
     P1_B0 = A + C * np.sqrt(lemma1_E(ee) / gg)
     P2_B0 = A + C * np.sqrt(E1)

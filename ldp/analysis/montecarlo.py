@@ -212,11 +212,16 @@ class JointSimulation:
     bias_appendix_pq, z_appendix_pq : float
         Mean error and z-score of the pair estimate when the appendix's
         ``p = 1/2``, ``q = 1/(e^eps + 1)`` correct this integer-``d'`` oracle.
+    appendix_table : pandas.DataFrame
+        The columns of ``table`` for ``a``, ``b`` and ``ab`` estimated with the appendix's ``p, q``
+        (the other reading of the claim, :func:`ldp.analysis.spm_pq`).
     """
 
-    def __init__(self, table: pd.DataFrame, pair_gap: float, bias_appendix_pq: float, z_appendix_pq: float):
+    def __init__(self, table: pd.DataFrame, pair_gap: float, bias_appendix_pq: float, z_appendix_pq: float,
+                 appendix_table: pd.DataFrame | None = None):
         self.table, self.pair_gap = table, pair_gap
         self.bias_appendix_pq, self.z_appendix_pq = bias_appendix_pq, z_appendix_pq
+        self.appendix_table = appendix_table
 
 
 #: the population of :func:`joint_estimator_simulation`: (pattern in segments 1-3, share of users);
@@ -279,6 +284,7 @@ def joint_estimator_simulation(n_users: int, reps: int, *, epsilon: float = 1.0,
     ab, a_, b_ = frozenset({0, 1}), frozenset({0}), frozenset({1})
     est: dict = {S: [] for S in subsets}
     pair_formula, pair_app = [], []
+    single_app: dict[str, list] = {"a": [], "b": []}
     for b_idx, s in enumerate(ss.spawn(-(-reps // batch))):
         r = min(batch, reps - b_idx * batch)
         seg_rngs = [np.random.default_rng(x) for x in s.spawn(3)]
@@ -296,13 +302,17 @@ def joint_estimator_simulation(n_users: int, reps: int, *, epsilon: float = 1.0,
         na = spm_joint_estimate(counts[a_], [], nj, p_app, q_app)
         nb = spm_joint_estimate(counts[b_], [], nj, p_app, q_app)
         pair_app.append(spm_joint_estimate_pair(counts[ab], na, nb, nj, p_app, q_app))
-    rows = []
-    for S in subsets:
-        e = np.concatenate(est[S])
+        single_app["a"].append(na)
+        single_app["b"].append(nb)
+    def row(S, parts):
+        e = np.concatenate(parts)
         se = e.std(ddof=1) / math.sqrt(len(e))
-        rows.append({"answers": "".join("abc"[i] for i in sorted(S)), "r": len(S), "true_count": truth[S],
-                     "mean_estimate": e.mean(), "se": se, "z": (e.mean() - truth[S]) / se})
+        return {"answers": "".join("abc"[i] for i in sorted(S)), "r": len(S), "true_count": truth[S],
+                "mean_estimate": e.mean(), "se": se, "z": (e.mean() - truth[S]) / se}
+
+    rows = [row(S, est[S]) for S in subsets]
+    appendix = pd.DataFrame([row(a_, single_app["a"]), row(b_, single_app["b"]), row(ab, pair_app)])
     pf, pa = np.concatenate(pair_formula), np.concatenate(pair_app)
     gap = float(np.max(np.abs(pf - np.concatenate(est[ab]))))
     z_app = (pa.mean() - truth[ab]) / (pa.std(ddof=1) / math.sqrt(len(pa)))
-    return JointSimulation(pd.DataFrame(rows), gap, float(pa.mean() - truth[ab]), float(z_app))
+    return JointSimulation(pd.DataFrame(rows), gap, float(pa.mean() - truth[ab]), float(z_app), appendix)

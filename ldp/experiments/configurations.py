@@ -12,29 +12,35 @@
   optimizer under different assumed distributions (Figure 8(c));
 * :func:`k_for_threshold`, :func:`threshold_table` -- the k a threshold θ translates into (Figure 7);
 * :func:`optimizer_curves`, :func:`plan_bars` -- the data of Figure 1 and of the optimizer's figure (section 4.3);
+* :func:`optimizer_readings`, :func:`optimizer_choices` -- the optimizer's choice under the other readings of
+  section 4.3 (:data:`OPTIMIZER_READINGS`); its choices beside the rule's, as the claims of section 4.3 read them;
 * :func:`share`, :func:`compress`, :func:`is_whole` -- how the tables write budgets and lists.
 """
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import metrics
 from .. import values as V
-from ..analysis import candidate_configs, evaluate_configs, pem_config
+from ..analysis import candidate_configs, evaluate_configs, optimize_pem, pem_config
 from ..analysis.config import PEMConfig
 from ..core.dataset import Dataset
 from ..protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
+from .results import MissingResult
 
 __all__ = ["share", "compress", "is_whole", "protocol_variants", "configuration_table", "configuration_values",
            "demo_runs", "demo_summary", "rounds_frame", "demo_values", "rounds_table", "config_table",
            "readings_table", "eta_table", "config_label", "assumption_summary", "assumption_configurations",
-           "k_for_threshold", "threshold_table", "optimizer_curves", "plan_bars"]
+           "k_for_threshold", "threshold_table", "optimizer_curves", "optimizer_readings", "OPTIMIZER_READINGS",
+           "optimizer_choices", "plan_bars"]
 
 
 def share(eps_q: float, eps: float) -> str:
@@ -339,6 +345,83 @@ def optimizer_curves(opt: Mapping[tuple, PEMConfig], rule: Mapping[int, PEMConfi
     return pd.concat(out, ignore_index=True)[
         ["panel", "k", "metric", "epsilon", "layout", "eta", "etas", "predicted", "predicted_paper",
          "over_query_limit"]]
+
+
+#: the other readings of section 4.3 the report decides the optimizer's claims under: name -> optimize_pem options
+OPTIMIZER_READINGS: dict[str, dict[str, Any]] = {"competitors='paper'": {"competitors": "paper"},
+                                                 "gammas, cand_sizes='search'": {"gammas": "search",
+                                                                                 "cand_sizes": "search"}}
+
+
+def optimizer_readings(ks: Sequence[int], epsilons: Sequence[float], m: int, *, n, query_limit: int) -> pd.DataFrame:
+    """:func:`ldp.analysis.optimize_pem`'s choice under each of :data:`OPTIMIZER_READINGS`.
+
+    Parameters
+    ----------
+    ks, epsilons : sequences
+        Numbers of heavy hitters and budgets.
+    m : int
+        Value length in bits.
+    n : float, keyword-only
+        Number of users.
+    query_limit : int, keyword-only
+        The frequency-oracle query limit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``reading, k, epsilon, gamma, g, etas`` (``etas`` written as a tuple), one row per reading, k and ε.
+    """
+    rows = []
+    for name, options in OPTIMIZER_READINGS.items():
+        for k in ks:
+            for eps in epsilons:
+                c = optimize_pem(eps, k, m, n=n, query_limit=query_limit, **options)
+                rows.append({"reading": name, "k": int(k), "epsilon": float(eps), "gamma": c.gamma, "g": c.g,
+                             "etas": str(tuple(int(e) for e in c.etas))})
+    return pd.DataFrame(rows)
+
+
+def optimizer_choices(curves: pd.DataFrame, *, choice: str, readings: pd.DataFrame | None = None,
+                      reading: str | None = None) -> pd.DataFrame:
+    """The optimizer's bits per round beside the rule's, per (k, ε), read from :func:`optimizer_curves`' frame.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        :func:`optimizer_curves`' frame (the figure's data).
+    choice : str, keyword-only
+        Its layout name of the optimizer's choice.
+    readings : pandas.DataFrame, optional, keyword-only
+        :func:`optimizer_readings`' table: the choice under ``reading`` is taken from it instead.
+    reading : str, optional, keyword-only
+        A key of :data:`OPTIMIZER_READINGS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``point, k, epsilon, ours, paper, f1_ours, f1_paper``: the optimizer's and the rule's (largest feasible
+        η, leftover layout) ``etas`` as tuples and their predicted F1 (``f1_ours`` NaN under a reading).
+
+    Raises
+    ------
+    MissingResult
+        If no (k, ε) has both choices.
+    """
+    rows = []
+    for (k, eps), grp in curves[curves["metric"] == "f1"].groupby(["k", "epsilon"]):
+        ours = grp[grp["layout"] == choice] if reading is None or readings is None else readings[
+            (readings["reading"] == reading) & (readings["k"] == k) & np.isclose(readings["epsilon"], eps)]
+        rule = grp[(grp["layout"] == "leftover") & ~grp["over_query_limit"].astype(bool)].sort_values("eta")
+        if ours.empty or rule.empty:
+            continue
+        o, r = (tuple(int(v) for v in re.findall(r"\d+", str(t["etas"].iloc[-1]))) for t in (ours, rule))
+        rows.append({"point": f"k = {k}, ε = {eps:g}: optimizer {o}, rule {r}", "k": int(k), "epsilon": eps,
+                     "ours": o, "paper": r, "f1_ours": float(ours["predicted"].iloc[-1]) if reading is None
+                     else np.nan, "f1_paper": float(rule["predicted"].iloc[-1])})
+    if not rows:
+        raise MissingResult("the optimizer's figure has no optimizer choice" + (f" under {reading}" if reading else ""))
+    return pd.DataFrame(rows)
 
 
 _BAR_COLUMNS = ["method", "group", "group_label", "bar", "bit_start", "bit_stop", "budget", "channels"]

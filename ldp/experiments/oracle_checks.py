@@ -17,7 +17,7 @@ from scipy import stats
 from ..oracles import GRR, OLH
 from ..oracles.formulas import default_d_prime, grr_variance, olh_variance
 
-__all__ = ["oracle_simulation", "ldp_ratio_check", "variance_curves"]
+__all__ = ["oracle_simulation", "ldp_ratio_check", "variance_curves", "dprime_ratios", "grr_olh_ends"]
 
 
 def _simulate(oracle, values, cands, seed_seq: np.random.SeedSequence, reps: int) -> np.ndarray:
@@ -135,13 +135,13 @@ def variance_curves(olh_var_dprime: Callable, *, epsilons: Sequence[float], grr_
                     labels: Sequence[str]) -> pd.DataFrame:
     """OLH's variance against d' and GRR's against d (eqs. (1)-(3)), series named by ``labels``: see
     :func:`ldp.figures.oracle_variance.frame`, whose data this is."""
-    _CURVE, _REAL, _INT, _GRR, _OLH, _CROSS = labels
+    _CURVE, _REAL, _INT, _GRR, _OLH, _CROSS, _INTS = labels
     parts = []
     for e_ in epsilons:
-        x = np.geomspace(1.3, 400, 600)
         v_star = float(olh_variance(e_, d_prime="real"))
-        parts.append(pd.DataFrame({"panel": "a", "series": _CURVE, "epsilon": e_, "x": x,
-                                   "y": olh_var_dprime(e_, x, 1.0) / v_star}))
+        for series, x in ((_CURVE, np.geomspace(1.3, 400, 600)), (_INTS, np.arange(2.0, 401.0))):  # integers too
+            parts.append(pd.DataFrame({"panel": "a", "series": series, "epsilon": e_, "x": x,
+                                       "y": olh_var_dprime(e_, x, 1.0) / v_star}))
         parts.append(pd.DataFrame({"panel": "a", "series": [_REAL, _INT], "epsilon": e_,
                                    "x": [math.exp(e_) + 1, float(default_d_prime(e_))],
                                    "y": [1.0, float(olh_variance(e_) / v_star)]}))
@@ -152,3 +152,56 @@ def variance_curves(olh_var_dprime: Callable, *, epsilons: Sequence[float], grr_
                   pd.DataFrame({"panel": "b", "series": [_OLH, _CROSS], "epsilon": e_, "x": [np.nan, xc],
                                 "y": [float(olh_variance(e_, d_prime="real")), float(grr_variance(e_, xc))]})]
     return pd.concat(parts, ignore_index=True)
+
+
+def dprime_ratios(curves: pd.DataFrame, series: str, *, against: str | None = None) -> pd.DataFrame:
+    """Panel (a) of :func:`variance_curves`: each point of ``series`` (``Var(d') / Var(e^eps + 1)``) against 1,
+    or against the same ratio of the series ``against`` at the same ε (e.g. the integer ``ceil(e^eps + 1)``).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        :func:`variance_curves`' frame.
+    series : str
+        The series whose points are compared.
+    against : str, optional, keyword-only
+        The series (one point per ε) they are compared with; default the real optimum's ratio 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``point, a, se_a, b, se_b`` (``se`` 0: closed forms), empty if ``series`` is not in panel (a).
+    """
+    d = curves[(curves["panel"] == "a") & (curves["series"] == series)]
+    b = 1.0 if against is None else curves[curves["series"] == against].set_index("epsilon")["y"].reindex(d["epsilon"])
+    return pd.DataFrame({"point": [f"ε = {e:g}, d' = {x:.3g}" for e, x in zip(d["epsilon"], d["x"])],
+                         "a": d["y"].to_numpy(), "se_a": 0.0, "b": np.asarray(b, dtype=float) * np.ones(len(d)),
+                         "se_b": 0.0})
+
+
+def grr_olh_ends(curves: pd.DataFrame, *, grr: str, olh: str) -> pd.DataFrame:
+    """GRR's variance against OLH's at the smallest and the largest domain of :func:`variance_curves`' panel (b).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        :func:`variance_curves`' frame.
+    grr, olh : str, keyword-only
+        Its series names of GRR's curve and of OLH's level (matched as a prefix).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``point, a, se_a, b, se_b``, two rows per ε: at the smallest d OLH's variance (``a``) and GRR's (``b``),
+        at the largest GRR's (``a``) and OLH's (``b``); ``a > b`` says the named oracle is the better one there
+        (``se`` 0: closed forms).
+    """
+    rows = []
+    for eps, grp in curves[curves["panel"] == "b"].groupby("epsilon"):
+        g_, o_ = grp[grp["series"] == grr].sort_values("x"), grp[grp["series"].str.startswith(olh)]
+        if g_.empty or o_.empty:
+            continue
+        v_olh, lo, hi = float(o_["y"].iloc[0]), g_.iloc[0], g_.iloc[-1]
+        rows += [{"point": f"ε = {eps:g}, smallest d = {lo['x']:.3g}: GRR below OLH", "a": v_olh, "b": float(lo["y"])},
+                 {"point": f"ε = {eps:g}, largest d = {hi['x']:.3g}: OLH below GRR", "a": float(hi["y"]), "b": v_olh}]
+    return pd.DataFrame(rows, columns=["point", "a", "b"]).assign(se_a=0.0, se_b=0.0)

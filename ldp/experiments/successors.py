@@ -28,7 +28,7 @@ import pandas as pd
 
 from .registry import resolve_protocol
 
-__all__ = ["PARTITION", "TUNED", "protocols", "candidates", "feasible", "choose", "tuned_protocols"]
+__all__ = ["PARTITION", "TUNED", "protocols", "candidates", "feasible", "choose", "tuned_protocols", "series_pairs"]
 
 #: share of the users kept for the whole-value report in the partitioned series (the paper's 10 %, section 6.2.4)
 PARTITION = 0.1
@@ -115,3 +115,29 @@ def tuned_protocols(sweep: pd.DataFrame, series: Mapping[str, Sequence[tuple[str
         name, kwargs, _ = next(s for s in series[label] if s[2] == f"{label}: {setting}")
         out.append((name, kwargs, label))
     return out
+
+
+def series_pairs(points: pd.DataFrame, x: str, a: str, b: str) -> pd.DataFrame:
+    """Protocol ``a`` against protocol ``b`` at every (data set, ``x``) point where both ran (chapter 08's figures).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``dataset, protocol, <x>, mean, se``, one metric.
+    x : str
+        The varied parameter (``"epsilon"`` or ``"k"``).
+    a, b : str
+        The two protocols, as the chapter labels them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``point, a, se_a, b, se_b`` (the layout of an ordering rule's measurement).
+    """
+    rows = []
+    for (ds, xv), grp in points.groupby(["dataset", x], sort=False):
+        grp = grp.set_index("protocol")
+        if {a, b} <= set(grp.index):
+            rows.append({"point": f"{ds}, {'ε' if x == 'epsilon' else x} = {float(xv):g}", "a": grp.loc[a, "mean"],
+                         "se_a": grp.loc[a, "se"], "b": grp.loc[b, "mean"], "se_b": grp.loc[b, "se"]})
+    return pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])

@@ -13,7 +13,7 @@ import pandas as pd
 __all__ = ["summarize", "identification_rates", "READINGS", "dist_name", "level_label", "binomial_se",
            "run_config", "identification_table", "utility_table", "summary_value", "whole_value_report",
            "predicted_variance", "engine_comparison", "dataset_sizes",
-           "final_round_release", "variance_table", "ordered_pairs"]
+           "final_round_release", "variance_table", "ordered_pairs", "mirror_pairs", "distribution_ends"]
 
 _NOT_PARAMS = {"rep", "f1", "ncr", "var", "n_found", "n_true", "f1_topk", "wall_time", "found_ranks", "root_seed",
                "seed_key", "data_seed_key", "run_spec"}
@@ -415,3 +415,62 @@ def ordered_pairs(points: pd.DataFrame, at: Sequence[str], z: float, *, by: str 
                              "a": grp.loc[hi, ("mean", then)], "se_a": grp.loc[hi, ("se", then)],
                              "b": grp.loc[lo, ("mean", then)], "se_b": grp.loc[lo, ("se", then)]})
     return pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])
+
+
+def mirror_pairs(series: pd.DataFrame, center: float) -> pd.DataFrame:
+    """Each level ``x`` above ``center`` against its mirror ``2 center - x``, per series (Figure 3's symmetry).
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        ``series, x, y, se`` (the layout of :func:`ldp.reporting.measures.series`).
+    center : float
+        The level the series should be symmetric about.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``series, x, mirror, y, y_mirror, se`` (``se``: of the difference), empty if no level has its mirror.
+    """
+    rows = []
+    for name, grp in series.groupby("series", sort=False):
+        by_x = {float(x): (y, se) for x, y, se in zip(grp["x"], grp["y"], grp["se"])}
+        rows += [{"series": name, "x": x, "mirror": 2 * center - x, "y": y, "y_mirror": by_x[2 * center - x][0],
+                  "se": math.hypot(se, by_x[2 * center - x][1])}
+                 for x, (y, se) in by_x.items() if x > center and 2 * center - x in by_x]
+    return pd.DataFrame(rows, columns=["series", "x", "mirror", "y", "y_mirror", "se"])
+
+
+def distribution_ends(points: pd.DataFrame, *, favourable: bool, half: bool = False,
+                      pair: Sequence[str] = ("zipf", "zipf(-20)")) -> pd.DataFrame:
+    """The two data sets of ``pair`` against each other at each panel's unfavourable end (small n, large m, small
+    ε; the first of ``pair`` as ``a``) or favourable end (the second as ``a``), section 5.3.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``panel, axis, metric, x, dist, simulated_mean, se`` (Figure 4's points).
+    favourable : bool
+        The favourable end (large n, small m, large ε) instead of the unfavourable one.
+    half : bool
+        Every level of the panel's half on that side, not only its end.
+    pair : two str
+        The data sets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``panel, axis, metric, x, a, se_a, b, se_b``.
+    """
+    first, second = (pair[1], pair[0]) if favourable else (pair[0], pair[1])
+    rows = []
+    for (panel, axis, metric), grp in points.groupby(["panel", "axis", "metric"]):
+        xs = sorted(grp["x"].unique())
+        xs = xs if (axis == "m") == favourable else xs[::-1]  # from the extreme inwards
+        for x in xs[:len(xs) // 2 if half else 1]:
+            at = grp[grp["x"] == x].set_index("dist")
+            if {first, second} <= set(at.index):
+                rows.append({"panel": panel, "axis": axis, "metric": metric, "x": x,
+                             "a": at.loc[first, "simulated_mean"], "se_a": at.loc[first, "se"],
+                             "b": at.loc[second, "simulated_mean"], "se_b": at.loc[second, "se"]})
+    return pd.DataFrame(rows, columns=["panel", "axis", "metric", "x", "a", "se_a", "b", "se_b"])

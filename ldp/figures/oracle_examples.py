@@ -13,7 +13,7 @@ import pandas as pd
 from ..oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, ClaimFields, Measurement, MissingInput
+from ..reporting.claims import Alternative, Claim, ClaimFields, Measurement, MissingInput
 from ..reporting.measures import one
 
 __all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
@@ -25,6 +25,7 @@ PAPER = {
     "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
     "grr_var_per_n_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "Var / n, eq. (1)", "65583/2304 ≈ 28.5"),
     "olh_std_per_sqrt_n_e10": ("OLH, e^eps = 10", "std / sqrt(n), eq. (3)", "≈ 0.7"),
+    "olh_std_per_sqrt_n_e10_integer": ("OLH, e^eps = 10", "same with the oracle's integer d' = 11", "≈ 0.7"),
     "olh_min_population_e10_f0.001": ("OLH, e^eps = 10", "n with 0.001 n ≥ 3 std", "4,410,000"),
     "olh_min_population_e10_f0.001_std0.7": ("OLH, e^eps = 10", "same with std rounded to 0.7", "4,410,000"),
     "olh_min_population_ratio_half_f": ("OLH, e^eps = 10", "n for f = 0.0005 / n for f = 0.001", "quadrupling"),
@@ -36,15 +37,15 @@ def frame() -> pd.DataFrame:
 
     GRR at ``eps = ln 49``, ``d = 2**16`` (section 2.2.1): ``p`` and eq. (1) / n.
     OLH at ``e^eps = 10`` (section 2.2.2): the standard deviation per sqrt(n)
-    (eq. (3)), the smallest n with ``0.001 n >= 3`` standard deviations
+    (eq. (3); and with the oracle's integer d'), the smallest n with ``0.001 n >= 3`` standard deviations
     (unrounded, and with the standard deviation rounded to 0.7 as the paper
     prints it) and the ratio of that n for ``f = 0.0005`` to ``f = 0.001``.
     """
     eps49, eps10 = math.log(49), math.log(10)
-    v10 = float(olh_variance(eps10, d_prime="real"))  # eq. (3): 40/81
+    v10, v10_int = (float(olh_variance(eps10, d_prime=d)) for d in ("real", None))  # eq. (3): 40/81; d' = 11
     n_min = float(min_population(1e-3, eps10, d_prime="real"))  # (3 / 0.001)^2 * 40/81
-    values = [float(grr_pq(eps49, 2**16)[0]), float(grr_variance(eps49, 2**16)), math.sqrt(v10), n_min,
-              (3 * round(math.sqrt(v10), 1) / 1e-3) ** 2,  # the paper's 0.7
+    values = [float(grr_pq(eps49, 2**16)[0]), float(grr_variance(eps49, 2**16)), math.sqrt(v10), math.sqrt(v10_int),
+              n_min, (3 * round(math.sqrt(v10), 1) / 1e-3) ** 2,  # the paper's 0.7
               float(min_population(5e-4, eps10, d_prime="real")) / n_min]
     return pd.DataFrame({"quantity": list(PAPER), "value": values})
 
@@ -77,6 +78,7 @@ def _m_olh_nmin(store):
 
 
 _EXAMPLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_READ = "5-section-22-oracle-parameters"
 _PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
@@ -93,11 +95,15 @@ CLAIMS: tuple[Claim, ...] = (
           quote=r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
           paper="std ≈ 0.7 √n at exp(ε) = 10", tested="√(eq. (3) / n) from the library",
           measure=_example("OLH standard deviation / √n at exp(ε) = 10", "olh_std_per_sqrt_n_e10", 0.7),
-          rule=_PRINTED("0.7"), interpretation=("5-section-22-oracle-parameters",), **_EXAMPLE),
+          rule=_PRINTED("0.7"), interpretation=(_READ,), alternatives=(Alternative(
+              "the oracle's integer d' = ⌈e^ε + 1⌉ and its exact variance (d_prime=None), not eq. (3)", _READ,
+              _example("the same with d' = 11", "olh_std_per_sqrt_n_e10_integer", 0.7)),), **_EXAMPLE),
     Claim(id="s2-olh-min-population", section="2.2.2", ref="eq. (3), example", quote=r"or $n \geq 4,410,000$",
           paper="n ≥ 4,410,000 for a 0.1 % value at 3 std",
           tested="the smallest such n with the printed standard deviation 0.7", measure=_m_olh_nmin,
-          rule=_PRINTED("4,410,000"), interpretation=("5-section-22-oracle-parameters",),
+          rule=_PRINTED("4,410,000"), interpretation=(_READ,), alternatives=(Alternative(
+              "the standard deviation unrounded (0.703, not the printed 0.7)", _READ,
+              _example("smallest n, unrounded", "olh_min_population_e10_f0.001", 4_410_000)),),
           note="The paper rounds √(40/81) = 0.703 to 0.7 before squaring (tested as printed); the unrounded "
                "bound is shown.", **_EXAMPLE),
     Claim(id="s2-olh-quadruple", section="2.2.2", ref="eq. (3), example",

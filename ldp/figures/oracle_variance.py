@@ -11,18 +11,17 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import seaborn.objects as so
 
-from ..experiments.oracle_checks import variance_curves
+from ..experiments.oracle_checks import dprime_ratios, grr_olh_ends, variance_curves
 from ..plotting import render, series_colors
 from ..reporting import rules as R
-from ..reporting.claims import Claim, MissingInput
-from ..reporting.measures import g
+from ..reporting.claims import Alternative, Claim, MissingInput
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-oracles-variance-dprime"
 ENGINES = {NAME: "closed form (ldp.analysis)"}
 TITLES = {NAME: "eq. (1), (3)"}
-_CURVE, _REAL, _INT = "OLH Var(d') / Var(d' = e^eps + 1)", "d' = e^eps + 1", "d' = ceil(e^eps + 1)"
+_CURVE, _REAL, _INT, _INTS = "OLH Var(d') / Var(d' = e^eps + 1)", "d' = e^eps + 1", "d' = ceil(e^eps + 1)", "integer d'"
 _GRR, _OLH, _CROSS = "GRR, eq. (var_grr)", "OLH, eq. (var_olh) (horizontal line)", "crossing d = 3e^eps + 2"
 
 
@@ -38,7 +37,7 @@ def frame(olh_var_dprime: Callable, *, epsilons: Sequence[float] = (0.5, 1.0, 2.
     line) and the crossing ``d = 3 e^eps + 2``.
     """
     return variance_curves(olh_var_dprime, epsilons=epsilons, grr_epsilons=grr_epsilons,
-                           labels=(_CURVE, _REAL, _INT, _GRR, _OLH, _CROSS))
+                           labels=(_CURVE, _REAL, _INT, _GRR, _OLH, _CROSS, _INTS))
 
 
 def draw(data: pd.DataFrame):
@@ -52,7 +51,7 @@ def draw(data: pd.DataFrame):
     olh = pd.concat([olh.assign(x=olh["min"]), olh.assign(x=olh["max"])], ignore_index=True)  # its horizontal line
     marks = so.Nominal({_REAL: "o", _INT: "x"}, order=[_REAL, _INT])
     panel_a = (so.Plot(a[a["series"] == _CURVE], x="x", y="y", color="eps").add(so.Line())
-               .add(so.Dot(pointsize=6, fill=False), data=a[a["series"] != _CURVE], x="x", y="y", color="eps",
+               .add(so.Dot(pointsize=6, fill=False), data=a[a["series"].isin([_REAL, _INT])], x="x", y="y", color="eps",
                     marker="series")
                .scale(x="log", color=colors, marker=marks).limit(y=(0.95, 2.0))
                .label(x="hash range $d'$", y=r"Var$(d')$ / $\frac{4e^\varepsilon}{(e^\varepsilon-1)^2}n$",
@@ -67,28 +66,18 @@ def draw(data: pd.DataFrame):
 
 
 # --------------------------------------------------------------------------- claims: section 2.2.2
-def _m_dprime_optimal(store):
-    d = store.figure(NAME)
-    d = d[(d["panel"] == "a") & (d["series"] == _CURVE)]
-    if d.empty:
-        raise MissingInput(f"{NAME} has no panel (a) curve")
-    return pd.DataFrame({"point": [f"ε = {g(e)}, d' = {x:.3g}" for e, x in zip(d["epsilon"], d["x"])],
-                         "a": d["y"].to_numpy(), "se_a": 0.0, "b": 1.0, "se_b": 0.0})
+def _m_dprime_optimal(store, series: str = _CURVE):
+    """Var(d') / Var(e^eps + 1) on the curve against 1, or at each integer d' against the oracle's ⌈e^ε + 1⌉."""
+    if (t := dprime_ratios(store.figure(NAME), series, against=None if series == _CURVE else _INT)).empty:
+        raise MissingInput(f"{NAME} has no panel (a) series {series!r}")
+    return t
 
 
 def _m_grr_vs_olh(store):
-    d = store.figure(NAME)
-    rows = []
-    for eps, grp in d[d["panel"] == "b"].groupby("epsilon"):
-        grr, olh = grp[grp["series"] == _GRR].sort_values("x"), grp[grp["series"].str.startswith("OLH")]
-        if grr.empty or olh.empty:
-            continue
-        v_olh, lo, hi = float(olh["y"].iloc[0]), grr.iloc[0], grr.iloc[-1]
-        rows += [{"point": f"ε = {g(eps)}, smallest d = {lo['x']:.3g}: GRR below OLH", "a": v_olh, "b": float(lo["y"])},
-                 {"point": f"ε = {g(eps)}, largest d = {hi['x']:.3g}: OLH below GRR", "a": float(hi["y"]), "b": v_olh}]
-    if not rows:
+    t = grr_olh_ends(store.figure(NAME), grr=_GRR, olh="OLH")
+    if t.empty:
         raise MissingInput(f"{NAME} has no panel (b) curves")
-    return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)
+    return t
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -98,7 +87,9 @@ CLAIMS: tuple[Claim, ...] = (
           tested="Var(d') / Var(exp(ε) + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
           measure=_m_dprime_optimal,
           rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = exp(ε) + 1)"),
-          chapter="01_frequency_oracles", figure=NAME, interpretation=("the-integer-d",)),
+          chapter="01_frequency_oracles", figure=NAME, interpretation=("the-integer-d",),
+          alternatives=(Alternative("over the integers an oracle can use: ⌈e^ε + 1⌉ no worse than any integer d'",
+                                    "the-integer-d", lambda store: _m_dprime_optimal(store, _INTS)),)),
     Claim(id="s2-grr-vs-olh", section="2.2.2", ref="eq. (1) against eq. (3)",
           quote=r"This suggests that for smaller $d$, one is better off with \grr; but for large $d$, \olh is better",
           paper="GRR better for small d, OLH for large d",

@@ -16,7 +16,7 @@ from ..analysis import appendix
 from ..plotting import render, series_colors
 from ..reporting import rules as R
 from ..reporting import verdicts as V
-from ..reporting.claims import Claim, MissingInput
+from ..reporting.claims import Alternative, Claim, MissingInput
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
@@ -26,13 +26,13 @@ TITLES = {NAME: "Proposition 1"}
 _DIFF, _RATIO = "P1 - P2", "E(eps/g) / (E(eps)/g)"
 
 
-def frame(grid: pd.DataFrame, *, lemma_epsilons=None) -> pd.DataFrame:
+def frame(grid: pd.DataFrame, *, lemma_epsilons=None, d_prime="real") -> pd.DataFrame:
     """The figure's data: ``panel, series, g, epsilon, f, value``.
 
     Panels (a)-(c): ``P1 - P2`` at every cell of :func:`ldp.analysis.prop1_grid`'s
     frame (three values of ``g``); (d): the Lemma 1 ratio ``E(eps/g) / (E(eps)/g)``
     at ``lemma_epsilons`` (default 300 budgets from 0.01 to 8) and its reference
-    lines ``1/g`` and 1 (no ``epsilon``).
+    lines ``1/g`` and 1 (no ``epsilon``); ``d_prime``: Lemma 1's ``E`` (:func:`ldp.analysis.lemma1_E`).
     """
     e_line = np.linspace(0.01, 8, 300) if lemma_epsilons is None else np.asarray(lemma_epsilons, dtype=float)
     gs = [int(g) for g in np.unique(grid.g)]
@@ -40,7 +40,7 @@ def frame(grid: pd.DataFrame, *, lemma_epsilons=None) -> pd.DataFrame:
                            "f": sub.f.to_numpy(), "value": (sub.P1 - sub.P2).to_numpy()})
              for g, lab in zip(gs, "abc") for sub in [grid[grid.g == g]]]
     for g in gs:
-        ratio = appendix.lemma1_E(e_line / g) / (appendix.lemma1_E(e_line) / g)
+        ratio = appendix.lemma1_E(e_line / g, d_prime=d_prime) / (appendix.lemma1_E(e_line, d_prime=d_prime) / g)
         parts += [pd.DataFrame({"panel": "d", "series": _RATIO, "g": g, "epsilon": e_line, "value": ratio}),
                   pd.DataFrame({"panel": ["d"], "series": "horizontal line 1/g", "g": g, "value": 1 / g})]
     parts.append(pd.DataFrame({"panel": ["d"], "series": "horizontal line 1", "value": 1.0}))
@@ -92,8 +92,8 @@ def _every(n: int, count: int):
 
 
 # --------------------------------------------------------------------------- claims: the appendix
-def _m_prop1(store):
-    d = store.figure(NAME)
+def _m_prop1(store, table: str | None = None):
+    d = store.figure(NAME) if table is None else store.load("03_pem", table)
     d = d[d["series"] == _DIFF]
     if d.empty:
         raise MissingInput(f"{NAME} has no P1 - P2 grid")
@@ -102,8 +102,8 @@ def _m_prop1(store):
                          "a": d["value"].to_numpy(), "se_a": 0.0, "b": 0.0, "se_b": 0.0})
 
 
-def _m_lemma1(store):
-    d = store.figure(NAME)
+def _m_lemma1(store, table: str | None = None):
+    d = store.figure(NAME) if table is None else store.load("03_pem", table)
     d = d[(d["series"] == _RATIO) & (d["epsilon"] > 0)]
     if d.empty:
         raise MissingInput(f"{NAME} has no Lemma 1 curve")
@@ -111,14 +111,17 @@ def _m_lemma1(store):
                          "a": 1.0, "se_a": 0.0, "b": d["value"].to_numpy(), "se_b": 0.0})
 
 
+_INT = "the OLH that runs (integer d' = ⌈e^ε + 1⌉, eq. (5)), not the appendix's p = 1/2, q = 1/(e^ε + 1)"
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s4-proposition-1", section="Appendix", ref="Proposition 1",
           quote=r"Numerical calculation also validate that $P_1>P_2$ in most cases.", paper="P1 > P2 in most cases",
           tested="P1 − P2 > 0 over the (ε, g, f) grid", measure=_m_prop1,
           rule=R.OrderingHolds(share=V.MOST, strict=True, floor=None, ceiling=None, what="P1 > P2"),
-          chapter="03_pem", figure=NAME, interpretation=("6-appendix",)),
+          chapter="03_pem", figure=NAME, interpretation=("6-appendix",),
+          alternatives=(Alternative(_INT, "6-appendix", lambda store: _m_prop1(store, "prop1-integer-d")),)),
     Claim(id="s4-lemma-1", section="Appendix", ref="Lemma 1", quote=r"$E(\epsilon/g)<E(\epsilon)/g$.",
           paper="E(ε/g) < E(ε)/g", tested="the ratio E(ε/g) / (E(ε)/g) below 1 for ε > 0, g = 2, 4, 8",
           measure=_m_lemma1, rule=R.OrderingHolds(strict=True, floor=None, ceiling=None, what="1 > E(ε/g) / (E(ε)/g)"),
-          chapter="03_pem", figure=NAME, interpretation=("6-appendix",)),
+          chapter="03_pem", figure=NAME, interpretation=("6-appendix",),
+          alternatives=(Alternative(_INT, "6-appendix", lambda store: _m_lemma1(store, "prop1-integer-d")),)),
 )
