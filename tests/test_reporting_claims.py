@@ -147,6 +147,13 @@ def test_every_alternative_reading_is_documented(claim):
         assert alt.anchor in anchors and len(alt.reading) > 20, (claim.id, alt.anchor)
 
 
+def test_every_claim_on_a_reading_is_decided_under_another():
+    # issue 21: "reading-sensitivity verdicts are shown for every claim that rests on a reading"
+    bare = [c.id for c in CLAIMS if c.interpretation and not c.alternatives]
+    assert not bare, f"claims citing a reading with no Alternative to decide them under: {bare}"
+    assert sum(bool(c.alternatives) for c in CLAIMS) >= 60
+
+
 def test_a_sentence_is_counted_once():
     """The parts of one sentence name its first claim; two rows never quote the same words; readings apart."""
     rows: dict[str, list] = {}
