@@ -190,7 +190,7 @@ class CountSupport(SupportSource):
                 raise ValueError(f"crafted users must be plan indices below n = {labels.shape[0]}")
             cl = labels[crafted.users]
             self.crafted_sizes = np.bincount(cl, minlength=G).astype(np.int64)
-            np.subtract.at(self.gcounts, (cl.astype(np.int64), data.user_index[crafted.users]), 1)
+            self.gcounts -= _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
             self._honest_total = self.gcounts.sum(axis=0)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
         # pair() needs, their split over the groups, and the tallies of the run's channel questions.
