@@ -15,9 +15,13 @@ chunks, as the runs need them, and serve both engines:
   exact laws, the crafted reports' supports of the targets' answers **counted**
   on the crafted reports themselves, their supports of everything else drawn
   with probability ``rho`` (:func:`ldp.attacks.crafting.report_rho`).  Exact
-  for input manipulation, for random perturbed values under OLH and for
-  maximal-gain reports with one target; with several targets the searched
-  seeds make ``rho`` an approximation (:mod:`ldp.engines.crafted`).  FLH
+  for random perturbed values under OLH and for maximal-gain reports with one
+  target; with several targets the searched seeds make ``rho`` an
+  approximation (:mod:`ldp.engines.crafted`).  Input manipulators run the
+  honest client, so (without FLH questions) their supports of the targets'
+  answers are drawn from the honest law instead, no report made: ``p`` for
+  her own target's answer, ``q`` for another's (exact; as for honest users,
+  one report's supports of different answers are drawn independently).  FLH
   questions add the crafted reports' own tally to the honest one: exact for
   every kind.
 
