@@ -83,6 +83,21 @@ def segment_tally(data: Dataset, start: int, stop: int) -> AnswerTally:
     return fn(start, stop)
 
 
+_CHANNEL_TALLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def channel_tally(data: Dataset, q: Question) -> AnswerTally:
+    """The tally of ``data``'s answers to channel question ``q`` (cached per data set for the last 16 questions).
+
+    A channel answer depends on the plan's public seed (part of ``q``): the runs of one plan reuse it.
+    """
+    fn = _CHANNEL_TALLIES.get(data)
+    if fn is None:  # as segment_tally: the partial holds the distinct values, not the data set
+        fn = lru_cache(maxsize=16)(partial(_tally_answers, data.distinct, data.m))
+        _CHANNEL_TALLIES[data] = fn
+    return fn(q)
+
+
 class _Content:
     """A value array as a cache key: equal when the contents are (``m``, shape and SHA-1 of the bytes)."""
 
@@ -193,10 +208,9 @@ class CountSupport(SupportSource):
             self.gcounts -= _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
             self._honest_total = self.gcounts.sum(axis=0)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
-        # pair() needs, their split over the groups, and the tallies of the run's channel questions.
+        # pair() needs and their split over the groups.
         self._memory: dict = {}
         self._splits: dict = {}
-        self._channel_tallies: dict = {}
         self._flh_tallies: dict = {}
 
     # -- true counts -------------------------------------------------------
@@ -209,12 +223,7 @@ class CountSupport(SupportSource):
         return self.gcounts[list(groups)].sum(axis=0)
 
     def _tally(self, q: Question) -> AnswerTally:
-        if not q.channels:
-            return segment_tally(self.data, q.start, q.stop)
-        hit = self._channel_tallies.get(q)  # channel answers depend on the run's public seed
-        if hit is None:
-            hit = self._channel_tallies[q] = _tally_answers(self.data.distinct, self.data.m, q)
-        return hit
+        return channel_tally(self.data, q) if q.channels else segment_tally(self.data, q.start, q.stop)
 
     def answer_counts(self, groups, q: Question):
         """Distinct answers held by the users of ``groups`` and how many hold each."""
