@@ -166,6 +166,7 @@ class Scenario:
         self._ind: list[dict] = []  # per chunk: {(g, j): (order positions, support matrix on the marked answers)}
         self._rho: list[dict] = []  # per chunk: {(g, j): (sum of per-report rho, reports)}
         self._whole: list[dict] = []  # per chunk: its aggregates over all its users (_aggregates)
+        self._group_counts: np.ndarray | None = None  # CountSupport's group_counts under the plan
         qs = {q for qs_ in self.plan.questions for q in qs_}
         #: each question's marked answers: the targets' distinct answers
         self.marked: dict[Question, np.ndarray] = {q: sort_unique(q.answer(self.targets, protocol.m)) for q in qs}
@@ -307,8 +308,10 @@ class Scenario:
         f = self.count(fake)
         s_a, s_b = check_rng(rng).spawn(2)
         if engine == "counts":
+            if self._group_counts is None:  # the plan's true counts per group, shared by every run
+                self._group_counts = CountSupport.group_counts(self.data, self.plan.labels(), self.plan.n_groups)
             return CountSupport(self.data, self.plan.labels(), self.plan, rng_draw=s_a, rng_keys=s_b,
-                                crafted=self.crafted(f))
+                                crafted=self.crafted(f), group_counts=self._group_counts)
         if engine != "protocol":
             raise ValueError(f"engine must be 'counts' or 'protocol', got {engine!r}")
         honest = np.setdiff1d(np.arange(self.data.n), self.users(f), assume_unique=True)

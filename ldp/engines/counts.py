@@ -183,19 +183,30 @@ class CountSupport(SupportSource):
         Users whose reports are crafted (:mod:`ldp.engines.crafted`): they count
         among the group sizes, not in the honest tally, and their supports are
         added as that module states.
+    group_counts : numpy.ndarray, optional
+        How many users of each group hold each of ``data``'s distinct values,
+        shape ``(groups, distinct values)``, counting every user of ``labels``
+        (crafted ones too), when the caller keeps it for several runs of one
+        plan; counted from ``labels`` when omitted.
     """
 
     engine = "counts"
 
     def __init__(self, data: Dataset, labels: np.ndarray, plan: Plan, *, rng_draw: np.random.Generator,
-                 rng_keys: np.random.Generator, crafted: CraftedUsers | None = None):
+                 rng_keys: np.random.Generator, crafted: CraftedUsers | None = None,
+                 group_counts: np.ndarray | None = None):
         G = plan.n_groups
-        sizes = np.bincount(labels, minlength=G)
+        if group_counts is None:
+            group_counts = self.group_counts(data, labels, G)
+        elif group_counts.shape != (G, data.n_distinct):
+            raise ValueError(f"group_counts must have shape (groups, distinct values) = {(G, data.n_distinct)}, "
+                             f"got {group_counts.shape}")
+        sizes = group_counts.sum(axis=1)
         super().__init__(plan, sizes, rng=rng_keys)
         self.data = data
         self.draw = rng_draw
         #: true counts of each distinct value in each group among the honest users, shape ``(groups, distinct values)``
-        self.gcounts = _count_groups(labels, data.user_index, G, data.n_distinct)
+        self.gcounts = group_counts
         self.crafted = crafted
         #: crafted users per group (all 0 without ``crafted``)
         self.crafted_sizes = np.zeros(G, dtype=np.int64)
@@ -205,7 +216,7 @@ class CountSupport(SupportSource):
                 raise ValueError(f"crafted users must be plan indices below n = {labels.shape[0]}")
             cl = labels[crafted.users]
             self.crafted_sizes = np.bincount(cl, minlength=G).astype(np.int64)
-            self.gcounts -= _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
+            self.gcounts = self.gcounts - _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
             self._honest_total = self.gcounts.sum(axis=0)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
         # pair() needs and their split over the groups.
@@ -214,6 +225,11 @@ class CountSupport(SupportSource):
         self._flh_tallies: dict = {}
 
     # -- true counts -------------------------------------------------------
+    @staticmethod
+    def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> np.ndarray:
+        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``."""
+        return _count_groups(labels, data.user_index, n_groups, data.n_distinct)
+
     def _row(self, groups) -> np.ndarray:
         groups = tuple(groups)
         if len(groups) == self.plan.n_groups:
