@@ -74,6 +74,7 @@ def olh_search(seeds, chunks, d_prime):  # pragma: no cover - compiled
     best_y = np.empty(n, dtype=np.uint64)
     best_count = np.zeros(n, dtype=np.int64)
     h = np.empty(A, dtype=np.uint64)
+    load = np.zeros(d_prime, dtype=np.int64)  # answers per bin, reset after each seed
     co = np.empty(chunks.shape[1] + 1, dtype=np.uint64)
     for i in range(n):
         best_seed[i] = seeds[i, 0]
@@ -83,14 +84,13 @@ def olh_search(seeds, chunks, d_prime):  # pragma: no cover - compiled
             _coefs(s, chunks.shape[1], co)
             for a in range(A):
                 h[a] = _cell(co, chunks, a, d_prime)
+                load[h[a]] += 1
             top, topv = 0, h[0]
+            for a in range(A):  # the first answer (in order) of a fullest bin
+                if load[h[a]] > top:
+                    top, topv = load[h[a]], h[a]
             for a in range(A):
-                c = 0
-                for a1 in range(A):
-                    if h[a1] == h[a]:
-                        c += 1
-                if c > top:
-                    top, topv = c, h[a]
+                load[h[a]] = 0
             if top > best_count[i]:
                 best_count[i], best_seed[i], best_y[i] = top, s, topv
             if top == A:

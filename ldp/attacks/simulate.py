@@ -15,9 +15,13 @@ chunks, as the runs need them, and serve both engines:
   exact laws, the crafted reports' supports of the targets' answers **counted**
   on the crafted reports themselves, their supports of everything else drawn
   with probability ``rho`` (:func:`ldp.attacks.crafting.report_rho`).  Exact
-  for input manipulation, for random perturbed values under OLH and for
-  maximal-gain reports with one target; with several targets the searched
-  seeds make ``rho`` an approximation (:mod:`ldp.engines.crafted`).  FLH
+  for random perturbed values under OLH and for maximal-gain reports with one
+  target; with several targets the searched seeds make ``rho`` an
+  approximation (:mod:`ldp.engines.crafted`).  Input manipulators run the
+  honest client, so (without FLH questions) their supports of the targets'
+  answers are drawn from the honest law instead, no report made: ``p`` for
+  her own target's answer, ``q`` for another's (exact; as for honest users,
+  one report's supports of different answers are drawn independently).  FLH
   questions add the crafted reports' own tally to the honest one: exact for
   every kind.
 
@@ -155,9 +159,14 @@ class Scenario:
         self.max_fake = int(self.order.shape[0])
         self._position = np.full(self.data.n, -1, dtype=np.int64)
         self._position[self.order] = np.arange(self.max_fake)
-        self._chunks: list[ProtocolReports] = []
+        self._seeds: list[int] = []  # per chunk of CHUNK fake users: the entropy of its crafted reports
+        self._chunks: list[ProtocolReports | None] = []  # per chunk: its crafted reports, once made
+        #: input manipulation (no FLH question): supports drawn from law 1 (_law_supports), reports made on demand
+        self._by_law = attack.kind == "input" and not any(q.pool_size for qs_ in self.plan.questions for q in qs_)
         self._ind: list[dict] = []  # per chunk: {(g, j): (order positions, support matrix on the marked answers)}
         self._rho: list[dict] = []  # per chunk: {(g, j): (sum of per-report rho, reports)}
+        self._whole: list[dict] = []  # per chunk: its aggregates over all its users (_aggregates)
+        self._group_counts: np.ndarray | None = None  # CountSupport's group_counts under the plan
         qs = {q for qs_ in self.plan.questions for q in qs_}
         #: each question's marked answers: the targets' distinct answers
         self.marked: dict[Question, np.ndarray] = {q: sort_unique(q.answer(self.targets, protocol.m)) for q in qs}
@@ -174,24 +183,82 @@ class Scenario:
         return np.sort(self.order[:self.count(fake)])
 
     def _craft(self, upto: int) -> None:
-        while len(self._chunks) * CHUNK < upto:
-            c = len(self._chunks)
-            users = np.sort(self.order[c * CHUNK:(c + 1) * CHUNK])
-            rep = fake_reports(self.protocol, self.plan, targets=self.targets, users=users, kind=self.attack.kind,
-                               rng=np.random.SeedSequence(self._s_craft.integers(0, 2**63), spawn_key=(c,)),
-                               trials=self.attack.trials)
-            ind, rho = {}, {}
-            for g, qs in enumerate(self.plan.questions):
-                gu = rep.users[rep.labels == g]
-                for j, q in enumerate(qs):
-                    r = rep.group_reports(g)[j]
-                    o = q.oracle()
-                    S = support_matrix(o, r, self.marked[q]) if r.n else np.zeros((0, len(self.marked[q])), bool)
-                    ind[g, j] = (self._position[gu], S)
-                    rho[g, j] = (report_rho(o, self.attack.kind, r) * r.n if r.n else 0.0, r.n)
-            self._chunks.append(rep)
+        while len(self._seeds) * CHUNK < upto:
+            c = len(self._seeds)
+            self._seeds.append(int(self._s_craft.integers(0, 2**63)))
+            self._chunks.append(None)
+            ind, rho = self._law_supports(c) if self._by_law else self._counted_supports(c)
             self._ind.append(ind)
             self._rho.append(rho)
+            self._whole.append(self._aggregates(c, None))
+
+    def _chunk_reports(self, c: int) -> ProtocolReports:
+        """The crafted reports of the fake users at order positions ``c * CHUNK ..`` (made once, when needed)."""
+        rep = self._chunks[c]
+        if rep is None:
+            users = np.sort(self.order[c * CHUNK:(c + 1) * CHUNK])
+            rep = self._chunks[c] = fake_reports(self.protocol, self.plan, targets=self.targets, users=users,
+                                                 kind=self.attack.kind, trials=self.attack.trials,
+                                                 rng=np.random.SeedSequence(self._seeds[c], spawn_key=(c,)))
+        return rep
+
+    def _counted_supports(self, c: int) -> tuple[dict, dict]:
+        """Chunk ``c``'s supports of the marked answers, counted on its crafted reports."""
+        rep = self._chunk_reports(c)
+        ind, rho = {}, {}
+        for g, qs in enumerate(self.plan.questions):
+            gu = rep.users[rep.labels == g]
+            for j, q in enumerate(qs):
+                r = rep.group_reports(g)[j]
+                o = q.oracle()
+                S = support_matrix(o, r, self.marked[q]) if r.n else np.zeros((0, len(self.marked[q])), bool)
+                ind[g, j] = (self._position[gu], S)
+                rho[g, j] = (report_rho(o, self.attack.kind, r) * r.n if r.n else 0.0, r.n)
+        return ind, rho
+
+    def _law_supports(self, c: int) -> tuple[dict, dict]:
+        """Input manipulation: chunk ``c``'s supports of the marked answers drawn from law 1, not from reports.
+
+        Each fake user holds one target (the targets in turn, as :func:`ldp.attacks.fake_reports` assigns
+        them) and runs the honest client: her report supports her target's answer with probability ``p``
+        and each other marked answer with ``q``, independently across questions; as for honest users
+        (:mod:`ldp.engines`), one report's supports of different answers are drawn independently.
+        """
+        users = np.sort(self.order[c * CHUNK:(c + 1) * CHUNK])
+        draw = np.random.default_rng(np.random.SeedSequence(self._seeds[c], spawn_key=(c, 1)))
+        labels = self.plan.labels()[users]
+        held = self.targets[draw.permutation(np.resize(np.arange(self.targets.shape[0]), users.shape[0]))]
+        ind, rho = {}, {}
+        for g, qs in enumerate(self.plan.questions):
+            in_g = labels == g
+            gu, ng = users[in_g], int(np.count_nonzero(in_g))
+            for j, q in enumerate(qs):
+                o, mk = q.oracle(), self.marked[q]
+                S = draw.random((ng, mk.shape[0])) < o.q
+                S[np.arange(ng), match_sorted(mk, q.answer(held[in_g], self.protocol.m))] = draw.random(ng) < o.p
+                ind[g, j] = (self._position[gu], S)
+                rho[g, j] = (float(o.q) * ng, ng)
+        return ind, rho
+
+    def _aggregates(self, c: int, f: int | None) -> dict:
+        """Chunk ``c``'s crafted supports of the marked answers, pairs and FLH tallies, of its users before ``f``.
+
+        ``f`` None: all of them (kept per chunk, so a run adds whole chunks' sums and masks only its last chunk).
+        """
+        out: dict = {}
+        for g, qs in enumerate(self.plan.questions):
+            rows = []
+            for j, q in enumerate(qs):
+                pos, S = self._ind[c][g, j]
+                keep = slice(None) if f is None else pos < f
+                if q.pool_size:  # FLH: the crafted reports' own tally (exact, ldp.engines.crafted)
+                    out["tally", g, j] = q.oracle().tally(self._chunk_reports(c).group_reports(g)[j][keep])
+                rows.append(S[keep])
+                out["marked", g, j] = rows[-1].sum(axis=0).astype(np.int64)
+            for (ja, Sa), (jb, Sb) in combinations(enumerate(rows), 2):
+                # counts below 2**53: the float product (BLAS) is exact
+                out["joint", g, ja, jb] = np.rint(Sa.T.astype(np.float64) @ Sb.astype(np.float64)).astype(np.int64)
+        return out
 
     def fake_reports(self, fake) -> ProtocolReports | None:
         """The crafted reports of the first ``fake`` fake users (``None`` for none)."""
@@ -200,9 +267,8 @@ class Scenario:
             return None
         self._craft(f)
         parts = []
-        for c, rep in enumerate(self._chunks):
-            if c * CHUNK >= f:
-                break
+        for c in range(-(-f // CHUNK)):
+            rep = self._chunk_reports(c)
             parts.append(rep if (c + 1) * CHUNK <= f else _subset(rep, self._position[rep.users] < f))
         return ProtocolReports.concat(parts)
 
@@ -217,25 +283,22 @@ class Scenario:
         rho: dict = {}
         joint: dict = {}
         tallies: dict = {}
-        used = [c for c in range(len(self._chunks)) if c * CHUNK < f]
+        whole, last = divmod(f, CHUNK)  # chunks all of whose users are among the first f, and the rest
+        parts = self._whole[:whole] + ([self._aggregates(whole, f)] if last else [])
+        used = range(-(-f // CHUNK))
+        total = {key: sum(p[key] for p in parts) for key in parts[0]}
         for g, qs in enumerate(self.plan.questions):
-            rows = []
             for j, q in enumerate(qs):
-                if q.pool_size:  # FLH: the crafted reports' own tally (exact, ldp.engines.crafted)
-                    o = q.oracle()
-                    tallies[g, q] = sum((o.tally(self._chunks[c].group_reports(g)[j][self._ind[c][g, j][0] < f])
-                                         for c in used), np.zeros(o.tally_shape, dtype=np.int64))
-                S = np.concatenate([self._ind[c][g, j][1][self._ind[c][g, j][0] < f] for c in used])
-                rows.append(S)
+                if q.pool_size:
+                    tallies[g, q] = total["tally", g, j]
                 if q not in marked:
                     marked[q] = (self.marked[q], np.zeros((G, len(self.marked[q])), dtype=np.int64))
-                marked[q][1][g] = S.sum(axis=0)
+                marked[q][1][g] = total["marked", g, j]
                 tot, cnt = rho.get(q, (0.0, 0))
                 add = [self._rho[c][g, j] for c in used]
                 rho[q] = (tot + sum(a for a, _ in add), cnt + sum(b for _, b in add))
-            for (ja, Sa), (jb, Sb) in combinations(enumerate(rows), 2):
-                # counts below 2**53: the float product (BLAS) is exact
-                joint[g, qs[ja], qs[jb]] = np.rint(Sa.T.astype(np.float64) @ Sb.astype(np.float64)).astype(np.int64)
+            for ja, jb in combinations(range(len(qs)), 2):
+                joint[g, qs[ja], qs[jb]] = total["joint", g, ja, jb]
         rho_q = {q: (t / c if c else 0.0) for q, (t, c) in rho.items()}
         return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint, tallies=tallies)
 
@@ -245,8 +308,10 @@ class Scenario:
         f = self.count(fake)
         s_a, s_b = check_rng(rng).spawn(2)
         if engine == "counts":
+            if self._group_counts is None:  # the plan's true counts per group, shared by every run
+                self._group_counts = CountSupport.group_counts(self.data, self.plan.labels(), self.plan.n_groups)
             return CountSupport(self.data, self.plan.labels(), self.plan, rng_draw=s_a, rng_keys=s_b,
-                                crafted=self.crafted(f))
+                                crafted=self.crafted(f), group_counts=self._group_counts)
         if engine != "protocol":
             raise ValueError(f"engine must be 'counts' or 'protocol', got {engine!r}")
         honest = np.setdiff1d(np.arange(self.data.n), self.users(f), assume_unique=True)

@@ -83,6 +83,21 @@ def segment_tally(data: Dataset, start: int, stop: int) -> AnswerTally:
     return fn(start, stop)
 
 
+_CHANNEL_TALLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def channel_tally(data: Dataset, q: Question) -> AnswerTally:
+    """The tally of ``data``'s answers to channel question ``q`` (cached per data set for the last 16 questions).
+
+    A channel answer depends on the plan's public seed (part of ``q``): the runs of one plan reuse it.
+    """
+    fn = _CHANNEL_TALLIES.get(data)
+    if fn is None:  # as segment_tally: the partial holds the distinct values, not the data set
+        fn = lru_cache(maxsize=16)(partial(_tally_answers, data.distinct, data.m))
+        _CHANNEL_TALLIES[data] = fn
+    return fn(q)
+
+
 class _Content:
     """A value array as a cache key: equal when the contents are (``m``, shape and SHA-1 of the bytes)."""
 
@@ -168,19 +183,30 @@ class CountSupport(SupportSource):
         Users whose reports are crafted (:mod:`ldp.engines.crafted`): they count
         among the group sizes, not in the honest tally, and their supports are
         added as that module states.
+    group_counts : numpy.ndarray, optional
+        How many users of each group hold each of ``data``'s distinct values,
+        shape ``(groups, distinct values)``, counting every user of ``labels``
+        (crafted ones too), when the caller keeps it for several runs of one
+        plan; counted from ``labels`` when omitted.
     """
 
     engine = "counts"
 
     def __init__(self, data: Dataset, labels: np.ndarray, plan: Plan, *, rng_draw: np.random.Generator,
-                 rng_keys: np.random.Generator, crafted: CraftedUsers | None = None):
+                 rng_keys: np.random.Generator, crafted: CraftedUsers | None = None,
+                 group_counts: np.ndarray | None = None):
         G = plan.n_groups
-        sizes = np.bincount(labels, minlength=G)
+        if group_counts is None:
+            group_counts = self.group_counts(data, labels, G)
+        elif group_counts.shape != (G, data.n_distinct):
+            raise ValueError(f"group_counts must have shape (groups, distinct values) = {(G, data.n_distinct)}, "
+                             f"got {group_counts.shape}")
+        sizes = group_counts.sum(axis=1)
         super().__init__(plan, sizes, rng=rng_keys)
         self.data = data
         self.draw = rng_draw
         #: true counts of each distinct value in each group among the honest users, shape ``(groups, distinct values)``
-        self.gcounts = _count_groups(labels, data.user_index, G, data.n_distinct)
+        self.gcounts = group_counts
         self.crafted = crafted
         #: crafted users per group (all 0 without ``crafted``)
         self.crafted_sizes = np.zeros(G, dtype=np.int64)
@@ -190,16 +216,20 @@ class CountSupport(SupportSource):
                 raise ValueError(f"crafted users must be plan indices below n = {labels.shape[0]}")
             cl = labels[crafted.users]
             self.crafted_sizes = np.bincount(cl, minlength=G).astype(np.int64)
-            np.subtract.at(self.gcounts, (cl.astype(np.int64), data.user_index[crafted.users]), 1)
+            self.gcounts = self.gcounts - _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
             self._honest_total = self.gcounts.sum(axis=0)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
-        # pair() needs, their split over the groups, and the tallies of the run's channel questions.
+        # pair() needs and their split over the groups.
         self._memory: dict = {}
         self._splits: dict = {}
-        self._channel_tallies: dict = {}
         self._flh_tallies: dict = {}
 
     # -- true counts -------------------------------------------------------
+    @staticmethod
+    def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> np.ndarray:
+        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``."""
+        return _count_groups(labels, data.user_index, n_groups, data.n_distinct)
+
     def _row(self, groups) -> np.ndarray:
         groups = tuple(groups)
         if len(groups) == self.plan.n_groups:
@@ -209,12 +239,7 @@ class CountSupport(SupportSource):
         return self.gcounts[list(groups)].sum(axis=0)
 
     def _tally(self, q: Question) -> AnswerTally:
-        if not q.channels:
-            return segment_tally(self.data, q.start, q.stop)
-        hit = self._channel_tallies.get(q)  # channel answers depend on the run's public seed
-        if hit is None:
-            hit = self._channel_tallies[q] = _tally_answers(self.data.distinct, self.data.m, q)
-        return hit
+        return channel_tally(self.data, q) if q.channels else segment_tally(self.data, q.start, q.stop)
 
     def answer_counts(self, groups, q: Question):
         """Distinct answers held by the users of ``groups`` and how many hold each."""

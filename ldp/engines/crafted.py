@@ -7,7 +7,8 @@ then adds to the honest supports of law 1
 
 * for a marked answer ``a`` of a question: the **exact** number of crafted
   reports of the counted groups that support ``a`` (counted on the real
-  crafted reports by :mod:`ldp.attacks`; :attr:`CraftedUsers.marked`);
+  crafted reports by :mod:`ldp.attacks`, or for input manipulators, who run
+  the honest client, drawn per user from its law; :attr:`CraftedUsers.marked`);
 * for every other answer: ``Bin(f, rho)``, ``f`` crafted users in the counted
   groups and ``rho`` the probability that one crafted report supports an
   answer it was not built for (:attr:`CraftedUsers.rho`).
