@@ -5,7 +5,7 @@ import pytest
 
 from ldp.core import Dataset
 from ldp.experiments.readings import Reading, sizes_without_top, under
-from ldp.experiments.results import ResultStore
+from ldp.experiments.results import MissingResult, ResultStore
 from ldp.experiments.summary import ordered_pairs
 
 
@@ -26,8 +26,11 @@ def test_the_other_readings_rows_replace_their_series_at_their_levels(store):
     assert store.figure("fig")["mean"].tolist() == [0.9, 0.5, 0.4, 0.8, 0.3, 0.2]  # the store itself is unchanged
 
 
-def test_without_saved_rows_the_view_is_the_store_at_the_given_levels(store):
-    assert Reading(store, "ch", "absent").figure("fig").equals(store.figure("fig"))
+def test_without_saved_rows_the_reading_is_missing_and_levels_alone_filter_the_store(store):
+    # a rerun that left out the reading's runs: not testable under it, never the store's own rows instead
+    with pytest.raises(MissingResult, match="fig--absent"):
+        Reading(store, "ch", "absent").figure("fig")
+    assert Reading(store, "ch").figure("fig").equals(store.figure("fig"))  # no reading, no levels: the store
     assert under(lambda s: s.figure("fig")["k"].unique().tolist(), "ch", k=[2])(store) == [2]
     assert Reading(store, "ch").mode == store.mode  # everything else is the store's
 

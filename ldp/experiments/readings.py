@@ -34,8 +34,10 @@ class Reading:
     chapter : str
         The chapter that saved the other reading's rows.
     tag : str
-        The reading: a figure or table ``name`` reads with the rows of ``<chapter>/<name>--<tag>``, when
-        saved, in place of the series (:data:`KEYS`) they redo, at their levels (:data:`LEVELS`) only.
+        The reading: a figure or table ``name`` reads with the rows of ``<chapter>/<name>--<tag>`` in place
+        of the series (:data:`KEYS`) they redo, at their levels (:data:`LEVELS`) only; when they were not
+        saved (a rerun that left the reading's levels out), reading ``name`` raises ``MissingResult``, so
+        the claim is "not testable" under this reading rather than decided on the store's own rows.
     levels : mapping of str to sequence, optional
         A column and the values to keep (e.g. the budgets the text quotes).
     """
@@ -55,9 +57,8 @@ class Reading:
         return self._view(self._store.load(chapter, name), name)
 
     def _view(self, frame: pd.DataFrame, name: str) -> pd.DataFrame:
-        other = f"{name}--{self.tag}"
-        if self.tag and self._store.has(self.chapter, other):
-            alt = self._store.load(self.chapter, other)
+        if self.tag:  # the other reading's rows, or MissingResult: never the store's own rows in their place
+            alt = self._store.load(self.chapter, f"{name}--{self.tag}")
             keys = [c for c in KEYS if c in frame.columns and c in alt.columns]
             redone = pd.MultiIndex.from_frame(alt[keys]).unique()
             frame = frame[~pd.MultiIndex.from_frame(frame[keys]).isin(redone)]
