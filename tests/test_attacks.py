@@ -542,3 +542,24 @@ def test_readme_attack_snippet_runs():
     assert [ln.split(":")[0] for ln in lines] == ["MGA", "input"], out.stdout
     mga, inp = (float(re.search(r"([\d.]+)%", ln).group(1)) for ln in lines)
     assert 0.5 < mga < inp < 4.0, out.stdout
+
+
+def test_index_uniformity_passes_honest_flh_reports_and_flags_a_search_for_many_targets():
+    """FLH's public indices: uniform from honest devices (and from one-target crafting), piled up by a maximal-gain
+    search for 16 targets (5 % fake users, 64 pool members tried each): the check flags every question then."""
+    pem = ldp.PEM(2.0, 16, 24, oracle="FLH", pool_size=256)
+    data = datasets.zipf(60_000, m=24, rng=11)
+    plan = pem.plan(data.n, rng=12)
+    fake = fake_users(plan, 0.05, rng=13)
+    honest = np.setdiff1d(np.arange(data.n), fake)
+    batch = pem.privatize(data.values[honest], plan=plan, users=honest, rng=14)
+    clean = ldp.attacks.index_uniformity(batch, alpha=1e-3)
+    assert clean.shape[0] == plan.n_groups and (clean["n"] >= 5 * 256).all() and not clean["flagged"].any()
+    for targets, caught in ((16, True), (1, False)):
+        crafted = fake_reports(pem, plan, targets=targets, users=fake, kind="MGA", rng=15, trials=64)
+        checks = ldp.attacks.index_uniformity(ProtocolReports.concat([batch, crafted]), alpha=1e-3)
+        assert checks["flagged"].all() if caught else not checks["flagged"].any(), checks
+    with pytest.raises(ValueError, match="no FLH question"):
+        ldp.attacks.index_uniformity(ldp.PEM(2.0, 4, 24).privatize(data.values[:100], rng=1))
+    with pytest.raises(ValueError, match="alpha"):
+        ldp.attacks.index_uniformity(batch, alpha=1.5)

@@ -26,7 +26,8 @@ library's own protocols and reports:
 * :mod:`~ldp.attacks.defences` -- the server's checks: a detector of crafted
   reports that states its false-positive rate and keeps it
   (:class:`SupportCountDetector`), a consistency check of the release
-  (:func:`consistency_check`), and what they cost (:func:`detector_trial`);
+  (:func:`consistency_check`), a test of FLH's public pool indices (:func:`index_uniformity`), and what
+  they cost (:func:`detector_trial`);
 * :mod:`~ldp.attacks.tables` -- chapter 09's tidy tables: the frames its
   figures draw (``ldp.figures.malicious_*``) and the inputs of its claims' rules.
 
@@ -46,6 +47,7 @@ from .defences import (
     detector_rates,
     detector_trial,
     flagged_values,
+    index_uniformity,
 )
 from .fake import PLACEMENTS, fake_reports, fake_users, fake_wire, fresh_targets, group_weights, lookalike_targets
 from .simulate import Attack, Outcome, Scenario, planted
@@ -60,6 +62,6 @@ from .threat import (
 
 __all__ = ["KINDS", "PLACEMENTS", "craft", "crafted_rho", "gain", "report_rho", "support_matrix",
            "support_probability", "Detection", "SupportCountDetector", "consistency_check", "detector_rates",
-           "detector_trial", "flagged_values", "fake_reports", "fake_wire", "fake_users", "fresh_targets",
-           "group_weights", "lookalike_targets", "Attack", "Outcome", "Scenario", "planted", "honest_grid",
-           "honest_steps", "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]
+           "detector_trial", "flagged_values", "index_uniformity", "fake_reports", "fake_wire", "fake_users",
+           "fresh_targets", "group_weights", "lookalike_targets", "Attack", "Outcome", "Scenario", "planted",
+           "honest_grid", "honest_steps", "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]

@@ -18,6 +18,11 @@ Two checks the server runs on its own data, after a release:
   released values involved (PEM's rounds, TreeHist's levels, the parts of the
   two-phase protocols).
 
+And one of the reports' public parts, for FLH: :func:`index_uniformity` --
+an honest device draws her pool index uniformly, whatever her value; a
+maximal-gain search for several targets prefers the members on which they
+collide, and the indices of many crafted reports pile up.
+
 The detector's null distribution
 --------------------------------
 For one question, let ``a_1 .. a_A`` be the distinct answers of the released
@@ -64,7 +69,7 @@ from scipy import optimize, stats
 
 from ..core import HeavyHitterResult, ProtocolReports, Question
 from ..metrics import f1
-from ..oracles import CMS, FLH, HR, OLH
+from ..oracles import CMS, FLH, HR, OLH, FLHReports
 from ..validation import check_fraction, check_int, check_rng
 from ..values import as_values, match_sorted, prefix, sort_unique, to_chunks32, value_keys
 from . import kernels
@@ -73,7 +78,7 @@ from .fake import random_values
 from .simulate import planted as _planted
 
 __all__ = ["SupportCountDetector", "Detection", "consistency_check", "flagged_values", "chernoff_upper",
-           "detector_trial", "detector_rates"]
+           "detector_trial", "detector_rates", "index_uniformity"]
 
 
 def chernoff_upper(mean: float, M: int, delta: float) -> float:
@@ -342,6 +347,58 @@ def consistency_check(result: HeavyHitterResult, *, alpha: float = 1e-3) -> pd.D
     df["z"] = df["excess"] / df["sd"]
     df["flagged"] = df["z"] > z
     return df
+
+
+def index_uniformity(reports: ProtocolReports, *, alpha: float = 1e-3) -> pd.DataFrame:
+    """Test that the public pool indices of FLH reports are uniform, per question (see the module notes).
+
+    Pearson's chi-square test of each FLH question's index counts against the uniform law on its pool,
+    at level ``alpha`` divided by the number of FLH questions (Bonferroni).  On honest reports the
+    indices are i.i.d. uniform (:mod:`ldp.oracles.flh`), so the family flags with probability at most
+    ``alpha``, up to the chi-square approximation (good when every pool member expects at least 5
+    reports: ``n >= 5 h``).  The test flags a *question*, not users: one index says nothing about its
+    sender.  What it cannot see: crafted reports for one target and input manipulation, whose indices
+    are uniform like an honest device's.
+
+    Parameters
+    ----------
+    reports : ProtocolReports
+        The reports as received (a protocol run with ``oracle="FLH"``).
+    alpha : float
+        Family-wise false-positive rate on honest reports.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per FLH question: ``group, question, n, pool_size, statistic, pvalue, flagged``.
+
+    Examples
+    --------
+    >>> import numpy as np, ldp
+    >>> pem = ldp.PEM(2.0, 4, 24, oracle="FLH", pool_size=256)
+    >>> data = ldp.datasets.zipf(20_000, m=24, rng=1)
+    >>> plan = pem.plan(data.n, rng=0)
+    >>> checks = index_uniformity(pem.privatize(data.values, plan=plan, rng=2))
+    >>> checks[["group", "n", "pool_size"]].values.tolist(), bool(checks["flagged"].any())
+    ([[0, 10000, 256], [1, 10000, 256]], False)
+    """
+    if not isinstance(reports, ProtocolReports):
+        raise TypeError(f"reports must be a ProtocolReports, got {type(reports).__name__}")
+    alpha = check_fraction(alpha, "alpha")
+    rows = []
+    for g in range(reports.plan.n_groups):
+        for j, (question, rep) in enumerate(zip(reports.plan.questions[g], reports.group_reports(g))):
+            if isinstance(rep, FLHReports) and rep.n > 0:
+                h = question.oracle().pool_size
+                stat, pvalue = stats.chisquare(np.bincount(rep.index.astype(np.int64), minlength=h))
+                rows.append({"group": g, "question": j, "n": rep.n, "pool_size": h, "statistic": float(stat),
+                             "pvalue": float(pvalue)})
+    if not rows:
+        raise ValueError("reports has no FLH question with reports: index_uniformity tests FLH's pool indices "
+                         "(a protocol run with oracle='FLH')")
+    out = pd.DataFrame(rows)
+    out["flagged"] = out["pvalue"] < alpha / len(out)
+    return out
 
 
 def _prefix_of(answers: np.ndarray, width: int, length: int) -> np.ndarray:
