@@ -23,7 +23,7 @@ from scipy.stats import norm
 
 from ..oracles.formulas import olh_pq, olh_variance
 from ..validation import check_epsilons, check_int, check_population, check_pq
-from .identification import round_identification_probability
+from .identification import eq5_argument, round_identification_probability
 
 __all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_condition", "prop1_grid", "prop1_summary",
            "prop1_identity_error", "spm_pq", "spm_joint_estimate_pair", "spm_joint_estimate",
@@ -164,8 +164,7 @@ def prop1_condition(epsilon, g, f):
 def _eq5_argument(f, n_i, e, A, d_prime):
     """The argument of Phi in eq. (5) (printed slots ``A``, zero-frequency competitors), OLH's ``p, q`` at ``e``."""
     p, q = np.array([olh_pq(float(x), d_prime=d_prime) for x in np.ravel(e)]).T.reshape(2, *np.shape(e))
-    pj = p * f + q * (1.0 - f)
-    return (n_i * (pj - q) + A * np.sqrt(n_i * q * (1.0 - q))) / np.sqrt(n_i * pj * (1.0 - pj))
+    return eq5_argument(f, n_i, p, q, A)
 
 
 def prop1_grid(epsilons, gs, fs, n, A=None, *, k: int = 16, j: int | None = None, N: float | None = None,

@@ -27,7 +27,7 @@ from .config import PEMConfig
 from .frequencies import heavy_frequencies
 
 __all__ = ["round_identification_probability", "identification_probability", "utility_weights",
-           "utility_score", "config_probabilities", "slot_offset", "check_competitors", "support_pq"]
+           "utility_score", "config_probabilities", "slot_offset", "check_competitors", "support_pq", "eq5_argument"]
 
 _EXP_WHY = "e**epsilon must be a finite double"
 
@@ -60,19 +60,46 @@ def _competitors(D, k, j, competitors: str):
     return D - j  # "lower": the k - j lower-ranked heavy values compete too
 
 
-def _round_prob(f, n_i, N, kept, p, q, j, offset):
-    """Vectorised eq. (5) without validation; all arguments broadcast (N may be <= 0)."""
+def eq5_argument(f, n_i, p, q, z):
+    """The argument of Phi in eq. (5): ``(mu_j + z sigma_0 - mu_0) / sigma_j``, without validation.
+
+    Parameters
+    ----------
+    f : float or array
+        The heavy hitter's frequency ``f_j``.
+    n_i : float or array
+        Users of the round.
+    p, q : float or array
+        The oracle's support probabilities.
+    z : float or array
+        ``Phi^{-1}((k - j)/N[i])``: the threshold's quantile (the appendix's ``A``).
+
+    Returns
+    -------
+    float or ndarray
+        ``mu_j = n_i p_j``, ``sigma_j^2 = n_i p_j (1 - p_j)`` with ``p_j = p f_j + q (1 - f_j)``;
+        ``mu_0 = n_i q``, ``sigma_0^2 = n_i q (1 - q)``; all arguments broadcast.
+
+    References
+    ----------
+    [PEM] section 4.2.3, eq. (5); the appendix's eq. (6) is it with ``p = 1/2``, ``q = 1/(e^eps + 1)``.
+    """
     pj = p * f + q * (1.0 - f)                    # p_j = p f_j + q (1 - f_j)
     mu_j = n_i * pj                               # mu_j[i]
     sd_j = np.sqrt(n_i * pj * (1.0 - pj))         # sigma_j[i]
     mu_0 = n_i * q                                # mu_0[i]
     sd_0 = np.sqrt(n_i * q * (1.0 - q))           # sigma_0[i]
+    return (mu_j + z * sd_0 - mu_0) / sd_j
+
+
+def _round_prob(f, n_i, N, kept, p, q, j, offset):
+    """Vectorised eq. (5) without validation; all arguments broadcast (N may be <= 0)."""
     slots = kept - j + offset
     N = np.asarray(N, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(N > 0, slots / np.where(N > 0, N, 1.0), np.inf)
         z_thr = norm.ppf(np.clip(ratio, 0.0, 1.0))  # Phi^{-1}((k - j)/N[i])
-        arg = (mu_j + z_thr * sd_0 - mu_0) / sd_j
+        arg = eq5_argument(f, n_i, p, q, z_thr)
     out = norm.cdf(arg)                           # eq. (5)
     return np.where(slots <= 0, 0.0, np.where(ratio >= 1, 1.0, out))
 
