@@ -91,7 +91,7 @@ $(SETUP_STAMP): requirements.txt pyproject.toml
 	@$(PY) -m pip uninstall --disable-pip-version-check -y -q ldp 2>/dev/null || true
 	@$(PIP_INSTALL) --no-deps -e . 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@echo "[setup] registering the Jupyter kernel 'ldp' (this venv's Python) for the notebooks"
-	@$(PY) -m ldp kernel >/dev/null  # ldp.rerun.ensure_kernel: the one kernel installation
+	@$(PY) -m ldp kernel >/dev/null  # ldp.book.rerun.ensure_kernel: the one kernel installation
 	@echo "[setup] done"
 	@touch $@
 
@@ -177,14 +177,14 @@ pdf: setup
 	    echo "make pdf failed; the LaTeX log is _build/latex/ldp-book.log" >&2; exit 1; }
 	@echo "[pdf] $$(cat _generated/MODE | tr -d '\n') build: _build/latex/ldp-book.pdf"
 
-# The artifact appendix (USENIX Security's layout) as a standalone PDF: ldp.artifact writes its LaTeX from the
+# The artifact appendix (USENIX Security's layout) as a standalone PDF: ldp.book.artifact writes its LaTeX from the
 # claims registry and the manifests of the last builds (run `make book` first for the paper settings' times;
 # a claim without a measured time is named on stderr), XeLaTeX compiles it. The book page is written by `make book`.
 artifact: setup
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || { \
 	    echo "error: make artifact needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
 	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
-	$(PY) -m ldp.artifact --out _build/artifact
+	$(PY) -m ldp.book.artifact --out _build/artifact
 	cd _build/artifact && latexmk -xelatex -silent -interaction=nonstopmode -halt-on-error artifact-appendix.tex \
 	    >/dev/null || { grep -A8 '^!' artifact-appendix.log >&2 || true; \
 	    echo "make artifact failed; the LaTeX log is _build/artifact/artifact-appendix.log" >&2; exit 1; }

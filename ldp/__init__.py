@@ -8,19 +8,19 @@ client/server protocol or with a count-level engine, and the paper's analysis.
 The layer contract
 ------------------
 The package is built in layers; a module imports only from its own layer or
-lower ones, never upwards, at module level or inside a function:
+lower ones, never upwards, at module level or inside a function.  The library
+is L0 to L7: what a user of ``ldp`` imports to run the protocols.  Above it,
+:mod:`ldp.book` holds the book's code (claims, chapters, report, reruns: L8 to
+L10, see its docstring); the library never imports it.
 
 ====  ======================================================================
-L10   ``__main__``, ``artifact``, ``book``, ``report_pages``, ``rerun``: the
-      command line, the artifact appendix, what a chapter glues (its numbers
-      and the registry's verdicts), the reproduction report's pages (claim
-      explorer, evidence, scorecard), reruns of a chapter
-L9    ``figures``: one module per figure (its tidy frame, its seaborn
-      drawing, its claims) and the claims registry
-L8    ``plotting`` (the figures' look, saving a figure with its CSV) and
-      ``reporting`` (claims, decision rules, shared measures, evaluation:
-      one row per claim and per sentence), which never import ``figures``
-L7    ``experiments``: grids of runs, the results cache, summaries
+L11   ``__main__``: the command line (``python -m ldp rerun|report|kernel``)
+L8+   ``book``: the Jupyter Book's code: L8 ``book.claims``, ``book.plotting``;
+      L9 ``book.chapters`` (one package per chapter: what it computes, draws
+      and claims; the claims registry); L10 ``book.glue``, ``book.report``,
+      ``book.rerun``
+L7    ``experiments``: grids of runs (protocol x dataset x parameters) with
+      seeds from the points' content, run in parallel, cached, summarised
 L6    ``attacks``: fake users' reports (input manipulation, random
       perturbed values, maximal gain), how many it takes to plant a value,
       and the server's checks; ``datasets``: synthetic (Zipf, exponential),
@@ -45,14 +45,14 @@ L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
 Besides the order: no import cycle between sibling modules anywhere; no
 module imports another module's private name (``from .x import _y``), and a
 private module is used only inside its own subpackage; each oracle (``grr``,
-``olh``, ``oue``, ``hr``, ``cms``, ``flh``), each protocol (``pem``, ``spm``, ``mcm``,
-``strawman``, ``treehist``, ``sfp``) and each figure module imports none of its
-peers; layers L0 to L7 import no drawing or notebook machinery (matplotlib,
-IPython, papermill, nbformat, myst-nb); an upper layer's types are never
-duck-typed below (``hasattr(x, "user_index")``): a lower layer imports the
-type it needs.  The contracts are ``[tool.importlinter]`` in
-``pyproject.toml``, checked by ``make lint`` (part of ``make test``) and by
-``tests/test_layers.py``.
+``olh``, ``oue``, ``hr``, ``cms``, ``flh``) and each protocol (``pem``, ``spm``,
+``mcm``, ``strawman``, ``treehist``, ``sfp``) imports none of its peers; a
+chapter imports earlier chapters only; the library (L0 to L7) imports no
+drawing or notebook machinery (matplotlib, IPython, papermill, nbformat,
+myst-nb); an upper layer's types are never duck-typed below
+(``hasattr(x, "user_index")``): a lower layer imports the type it needs.  The
+contracts are ``[tool.importlinter]`` in ``pyproject.toml``, checked by
+``make lint`` (part of ``make test``) and by ``tests/test_layers.py``.
 """
 from importlib import import_module
 
@@ -81,7 +81,7 @@ _LAZY = {
     "SFP": "ldp.protocols",
 }
 _SUBMODULES = {"values", "validation", "randomness", "oracles", "analysis", "core", "client", "engines",
-               "protocols", "metrics", "attacks", "datasets", "experiments", "plotting", "reporting", "figures"}
+               "protocols", "metrics", "attacks", "datasets", "experiments", "book"}
 
 __all__ = ["encode", "decode", "__version__", *_LAZY, *sorted(_SUBMODULES)]
 

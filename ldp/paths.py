@@ -36,9 +36,10 @@ __all__ = ["source_checkout", "repo_root", "generated_dir", "figures_dir", "cach
            "SHOW_FIGURES_ENV"]
 
 #: environment variable naming the file where :func:`ldp.experiments.run_grid` writes its progress
-#: (set by the notebook runner, :func:`ldp.rerun.execute`, which polls the file)
+#: (set by the notebook runner, :func:`ldp.book.rerun.execute`, which polls the file)
 PROGRESS_ENV = "LDP_PROGRESS_FILE"
-#: set (to anything) by ``python -m ldp rerun``: :func:`ldp.plotting.save_figure` also shows each figure in the notebook
+#: set (to anything) by ``python -m ldp rerun``: :func:`ldp.book.plotting.save_figure` also shows each figure
+#: in the notebook
 SHOW_FIGURES_ENV = "LDP_SHOW_FIGURES"
 
 _PACKAGE_PARENT = Path(__file__).resolve().parents[1]

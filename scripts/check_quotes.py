@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/check_quotes.py path/to/pem-paper.tex
 
-prints, for every claim of :data:`ldp.figures.REGISTRY`, whether its quote occurs
+prints, for every claim of :data:`ldp.book.chapters.REGISTRY`, whether its quote occurs
 verbatim in the source (whitespace collapsed) and in which section, and exits 1 if
 any quote is not found or sits in another section than the claim says.
 """
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    from ldp.figures import REGISTRY
+    from ldp.book.chapters import REGISTRY
 
     table = check_quotes(Path(args[0]).read_text(encoding="utf-8"), REGISTRY.claims)
     print(table.to_string(index=False))

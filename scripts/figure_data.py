@@ -2,7 +2,7 @@
 """Snapshot and compare the figures' plotted data (``NAME.csv``) of book builds.
 
 Every figure of the book is saved with the table of what it plots
-(``ldp.plotting.save_figure(..., data=...)``), under
+(``ldp.book.plotting.save_figure(..., data=...)``), under
 ``_generated/cache/{quick,full}/figures/NAME.csv``. Before code is moved, take a
 snapshot; after, build again and compare: every CSV must be identical, or each
 difference explained.

@@ -4,9 +4,9 @@
 The sources live in ``notebooks/*.ipynb``. Each one has a cell tagged
 ``parameters`` whose type-annotated defaults are the paper's settings, plus
 ``quick: bool = False``; a ``[quick: VALUE]`` at the end of a parameter's
-comment is its value in quick mode (see :mod:`ldp.rerun`, which holds the code
+comment is its value in quick mode (see :mod:`ldp.book.rerun`, which holds the code
 this script shares with ``python -m ldp rerun``; the build itself is
-:mod:`ldp.rerun.build`, of which this script is the command line). This script
+:mod:`ldp.book.rerun.build`, of which this script is the command line). This script
 
 1. checks every source notebook's parameters cell and quick values (before
    running anything);
@@ -23,7 +23,7 @@ this script shares with ``python -m ldp rerun``; the build itself is
    ``{figure}`` directives point at;
 4. writes ``_generated/params.md``, the rerun commands and parameter tables
    that ``book/rerun.md`` includes, and ``_generated/artifact/``, the artifact
-   appendix (:mod:`ldp.artifact`) that ``book/artifact.md`` includes.
+   appendix (:mod:`ldp.book.artifact`) that ``book/artifact.md`` includes.
 
 A notebook that raises makes the script print the failing cell, the error and
 its traceback, and exit with status 1.
@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 os.environ["LDP_ROOT"] = str(ROOT)  # ldp (and the kernels) work on this checkout
 
-from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
+from ldp.book.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
     KERNEL_NAME,
     NotebookError,
     ensure_kernel,
@@ -57,14 +57,7 @@ from ldp.rerun import (  # noqa: E402  (shared with `python -m ldp rerun`)
     parameters_cell,
     source_notebooks,
 )
-from ldp.rerun.build import (  # noqa: E402  (the book build)
-    cache_key,
-    mode_parameters,
-    params_markdown,
-    run_all,
-    stage,
-    write_params_page,
-)
+from ldp.book.rerun.build import cache_key, mode_parameters, params_markdown, run_all, stage, write_params_page  # noqa: E402  (the book build)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 GENERATED = ROOT / "_generated"
@@ -106,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 return 1
             stage(args.quick)
-            from ldp.artifact import write_appendix  # here: the claims registry imports the figures
-            from ldp.figures import REGISTRY
+            from ldp.book.artifact import write_appendix  # here: the claims registry imports the figures
+            from ldp.book.chapters import REGISTRY
 
             write_appendix(REGISTRY)  # _generated/artifact/: the artifact appendix (book/artifact.md)
         write_params_page()

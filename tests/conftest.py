@@ -1,4 +1,4 @@
-"""The test suite's set-up: matplotlib draws off-screen (the tests, not ``import ldp.plotting``, choose the
+"""The test suite's set-up: matplotlib draws off-screen (the tests, not ``import ldp.book.plotting``, choose the
 backend), and every figure a test draws is closed after it."""
 import os
 import sys

@@ -8,9 +8,9 @@ import matplotlib.collections
 import matplotlib.text
 import pytest
 
-from ldp.figures import REGISTRY
-from ldp.plotting import FONT_SIZE, FULL_WIDTH, write_figure_data
-from ldp.reporting import ResultStore, evaluate_claim
+from ldp.book.chapters import REGISTRY
+from ldp.book.claims import ResultStore, evaluate_claim
+from ldp.book.plotting import FONT_SIZE, FULL_WIDTH, write_figure_data
 
 
 def page_ready(fig, *, width: float = FULL_WIDTH, legend: bool = True) -> None:

@@ -69,6 +69,8 @@ def test_public_modules_are_the_layer_contract():
     assert len(mods) == len(set(mods))
     # every module file or package directly under ldp/ is in the contract (exhaustive = true)
     on_disk = {f"ldp.{p.stem}" for p in (ROOT / "ldp").glob("*.py") if p.stem not in ("__init__", "__main__")}
+    on_disk |= {f"ldp.book.{p.stem}" for p in (ROOT / "ldp" / "book").glob("*.py") if p.stem != "__init__"}
+    on_disk |= {f"ldp.book.{p.parent.name}" for p in (ROOT / "ldp" / "book").glob("*/__init__.py")}
     on_disk |= {f"ldp.{p.parent.name}" for p in (ROOT / "ldp").glob("*/__init__.py")}
     assert on_disk == set(mods) - {"ldp"}
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from ldp.book import claim_key
-from ldp.figures import REGISTRY
-from ldp.reporting import ResultStore, evaluate
-from ldp.reporting.verdicts import VERDICTS
+from ldp.book.chapters import REGISTRY
+from ldp.book.claims import ResultStore, evaluate
+from ldp.book.claims.verdicts import VERDICTS
 
 from builds import QUICK, require
 

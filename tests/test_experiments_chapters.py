@@ -12,20 +12,21 @@ from scipy import stats
 import ldp
 from ldp import analysis, datasets
 from ldp.analysis import olh_variance
-from ldp.datasets import Dataset
-from ldp.experiments import successors
-from ldp.experiments.anomalies import anomaly_table, part_ranks, top_two_gap
-from ldp.experiments.configurations import (
-    assumption_configurations,
-    compress,
-    config_table,
-    k_for_threshold,
-    readings_table,
-    share,
+from ldp.book.chapters.c03_pem.compute import config_table, readings_table
+from ldp.book.chapters.c04_count_engine.compute import group_support_moments
+from ldp.book.chapters.c06_evaluation.compute import (
+    anomaly_table,
+    part_ranks,
+    predicted_variance,
+    summary_value,
+    top_two_gap,
+    whole_value_report,
 )
-from ldp.experiments.costs import COLUMNS, bits_per_user, deployer_table, report_bits
-from ldp.experiments.engine_checks import group_support_moments
-from ldp.experiments.summary import predicted_variance, summary_value, whole_value_report
+from ldp.book.chapters.c07_evaluation_more.compute import assumption_configurations, k_for_threshold
+from ldp.book.chapters.c08_after_pem import compute as successors
+from ldp.book.chapters.c08_after_pem.compute import COLUMNS, bits_per_user, deployer_table, report_bits
+from ldp.book.plotting.tables import compress, share
+from ldp.datasets import Dataset
 from ldp.values import from_ints
 
 

@@ -8,11 +8,11 @@ from numpy.testing import assert_allclose
 from scipy.stats import norm
 
 from ldp.analysis import appendix, montecarlo, round_identification_probability
-from ldp.experiments.configurations import optimizer_readings
-from ldp.experiments.oracle_checks import dprime_ratios
-from ldp.experiments.successors import series_pairs
-from ldp.experiments.summary import distribution_ends, mirror_pairs
-from ldp.figures import oracle_variance
+from ldp.book.chapters.c01_frequency_oracles import oracle_variance
+from ldp.book.chapters.c01_frequency_oracles.compute import dprime_ratios
+from ldp.book.chapters.c03_pem.compute import optimizer_readings
+from ldp.book.chapters.c05_validation.compute import distribution_ends, mirror_pairs
+from ldp.book.chapters.c08_after_pem.compute import series_pairs
 from ldp.oracles import olh_pq, olh_variance
 
 

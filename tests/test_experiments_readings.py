@@ -3,10 +3,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ldp.book.chapters.c06_evaluation.compute import ordered_pairs, sizes_without_top
+from ldp.book.claims.readings import Reading, under
+from ldp.book.claims.store import MissingResult, ResultStore
 from ldp.core import Dataset
-from ldp.experiments.readings import Reading, sizes_without_top, under
-from ldp.experiments.results import MissingResult, ResultStore
-from ldp.experiments.summary import ordered_pairs
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""Chapter 08's tuning of TreeHist and SFP (ldp.experiments.successors): candidates, the choice, feasibility."""
+"""Chapter 08's tuning of TreeHist and SFP (ldp.book.chapters.c08_after_pem.compute): candidates, the choice,
+feasibility."""
 import pandas as pd
 
-from ldp.experiments import successors
+from ldp.book.chapters.c08_after_pem import compute as successors
 
 
 def test_candidates_sweep_one_parameter_with_the_budget_split_and_partitioned():

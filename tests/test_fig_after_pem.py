@@ -1,10 +1,11 @@
-"""Chapter 08's figures, Figures 5 and 6's grids with TreeHist and SFP, and their claims (ldp.figures.after_pem)."""
+"""Chapter 08's figures, Figures 5 and 6's grids with TreeHist and SFP, and their claims
+(ldp.book.chapters.c08_after_pem.after_pem)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.experiments import successors
-from ldp.figures import after_pem as F
+from ldp.book.chapters.c08_after_pem import after_pem as F
+from ldp.book.chapters.c08_after_pem import compute as successors
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 

@@ -1,7 +1,8 @@
-"""Chapter 02's Figure 1, the four protocols' user groups and bits, and its claims (ldp.figures.all_methods)."""
+"""Chapter 02's Figure 1, the four protocols' user groups and bits, and its claims
+(ldp.book.chapters.c02_existing_methods.all_methods)."""
 import pytest
 
-from ldp.figures import all_methods as F
+from ldp.book.chapters.c02_existing_methods import all_methods as F
 
 from figtools import decide, page_ready, store_with, texts
 

@@ -1,8 +1,8 @@
-"""Chapter 07's Figure 8, the design choices of PEM, and its claims (ldp.figures.design)."""
+"""Chapter 07's Figure 8, the design choices of PEM, and its claims (ldp.book.chapters.c07_evaluation_more.design)."""
 import numpy as np
 import pandas as pd
 
-from ldp.figures import design as F
+from ldp.book.chapters.c07_evaluation_more import design as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 

@@ -1,14 +1,16 @@
-"""Chapter 04's engine-agreement figure, the two engines' supports and F1 (ldp.figures.engine_agreement).
+"""Chapter 04's engine-agreement figure, the two engines' supports and F1
+(ldp.book.chapters.c04_count_engine.engine_agreement).
 
-The records come from ``ldp.experiments.engine_checks`` (its own tests are in test_experiments_chapters.py);
+The records come from ``ldp.book.chapters.c04_count_engine.compute`` (its own tests are in
+test_experiments_chapters.py);
 here they are a few real runs of both engines, so the figure draws what the chapter draws.
 """
 import numpy as np
 import pytest
 
 import ldp
-from ldp.experiments.engine_checks import Probes, engine_records, support_table
-from ldp.figures import engine_agreement as F
+from ldp.book.chapters.c04_count_engine import engine_agreement as F
+from ldp.book.chapters.c04_count_engine.compute import Probes, engine_records, support_table
 
 from figtools import page_ready, titles
 

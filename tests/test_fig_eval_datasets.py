@@ -1,4 +1,4 @@
-"""Chapter 06's data-set sizes (section 6.1) and their claims (ldp.figures.eval_datasets).
+"""Chapter 06's data-set sizes (section 6.1) and their claims (ldp.book.chapters.c06_evaluation.eval_datasets).
 
 Also the chapter's other saved table, ``06_evaluation/anomalies``, in the quick build.
 """
@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from ldp.figures import eval_datasets as F
-from ldp.reporting.results import ResultStore
+from ldp.book.chapters.c06_evaluation import eval_datasets as F
+from ldp.book.claims.store import ResultStore
 
 from builds import require
 from figtools import decide, store_with

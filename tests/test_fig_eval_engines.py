@@ -1,8 +1,9 @@
-"""Chapter 06's engine check, the count engine's runs against one protocol-engine run (ldp.figures.eval_engines)."""
+"""Chapter 06's engine check, the count engine's runs against one protocol-engine run
+(ldp.book.chapters.c06_evaluation.eval_engines)."""
 import numpy as np
 import pandas as pd
 
-from ldp.figures import eval_engines as F
+from ldp.book.chapters.c06_evaluation import eval_engines as F
 
 from figtools import page_ready
 

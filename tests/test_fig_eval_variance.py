@@ -1,12 +1,12 @@
 """Chapter 06's Figure 9, the variance of the released estimates against eq. (3), and its claims
-(ldp.figures.eval_variance)."""
+(ldp.book.chapters.c06_evaluation.eval_variance)."""
 import numpy as np
 import pandas as pd
 import pytest
 
 import ldp
-from ldp.experiments.summary import predicted_variance
-from ldp.figures import eval_variance as F
+from ldp.book.chapters.c06_evaluation import eval_variance as F
+from ldp.book.chapters.c06_evaluation.compute import predicted_variance
 
 from figtools import bar_ranges, decide, page_ready, store_with
 
@@ -32,7 +32,7 @@ def test_table_adds_eq3_and_the_exact_variance():
 
 def test_draw_cuts_the_bars_above_the_axis_floor():
     fig = F.draw(F.frame(points()), title="t")
-    page_ready(fig, width=0.72 * ldp.plotting.FULL_WIDTH)
+    page_ready(fig, width=0.72 * ldp.book.plotting.FULL_WIDTH)
     lo, _ = zip(*bar_ranges(fig))
     floor = np.log10(0.3 * points()[["var_mean", "var_pred", "var_full"]].min().min())
     assert min(lo) >= floor - 1e-12  # drawn as log10(Var): a bar below the floor would leave the axis

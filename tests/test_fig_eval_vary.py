@@ -1,9 +1,10 @@
-"""Chapter 06's Figures 5 and 6, F1 and NCR on three data sets, and their claims (ldp.figures.eval_vary)."""
+"""Chapter 06's Figures 5 and 6, F1 and NCR on three data sets, and their claims
+(ldp.book.chapters.c06_evaluation.eval_vary)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import eval_vary as F
+from ldp.book.chapters.c06_evaluation import eval_vary as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, texts, titles
 

@@ -1,9 +1,10 @@
-"""Chapter 05's Figure 2, identification probabilities against eq. (5), and its claims (ldp.figures.identification)."""
+"""Chapter 05's Figure 2, identification probabilities against eq. (5), and its claims
+(ldp.book.chapters.c05_validation.identification)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import identification as F
+from ldp.book.chapters.c05_validation import identification as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 

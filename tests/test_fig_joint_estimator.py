@@ -1,9 +1,9 @@
-"""Chapter 03's table of the appendix's joint estimator and its claim (ldp.figures.joint_estimator)."""
+"""Chapter 03's table of the appendix's joint estimator and its claim (ldp.book.chapters.c03_pem.joint_estimator)."""
 import pandas as pd
 
 from ldp.analysis import montecarlo
-from ldp.figures import joint_estimator as F
-from ldp.reporting.results import EXTRA_TABLES, ResultStore
+from ldp.book.chapters.c03_pem import joint_estimator as F
+from ldp.book.claims.store import EXTRA_TABLES, ResultStore
 
 from builds import require
 from figtools import decide, store_with

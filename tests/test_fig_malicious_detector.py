@@ -1,10 +1,11 @@
-"""Chapter 09's detector figure (ldp.figures.malicious_detector): frame, drawing and the claims on its tables."""
+"""Chapter 09's detector figure (ldp.book.chapters.c09_malicious_users.malicious_detector): frame, drawing and the
+claims on its tables."""
 import numpy as np
 import pandas as pd
 
-from ldp.attacks.tables import CHAPTER
-from ldp.figures import malicious_detector as F
-from ldp.reporting.results import EXTRA_TABLES
+from ldp.book.chapters.c09_malicious_users import malicious_detector as F
+from ldp.book.chapters.c09_malicious_users.compute import CHAPTER
+from ldp.book.claims.store import EXTRA_TABLES
 
 from figtools import decide, page_ready, store_with
 

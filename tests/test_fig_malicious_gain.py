@@ -1,8 +1,9 @@
-"""Chapter 09's gain figure (ldp.figures.malicious_gain): the frame from the gain table, drawing, claim."""
+"""Chapter 09's gain figure (ldp.book.chapters.c09_malicious_users.malicious_gain): the frame from the gain table,
+drawing, claim."""
 import numpy as np
 
 from ldp.attacks.gains import gain_table
-from ldp.figures import malicious_gain as F
+from ldp.book.chapters.c09_malicious_users import malicious_gain as F
 
 from figtools import decide, page_ready, store_with, titles
 

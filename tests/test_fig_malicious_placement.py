@@ -1,7 +1,8 @@
-"""Chapter 09's placement figure (ldp.figures.malicious_placement): frame, drawing and claims."""
+"""Chapter 09's placement figure (ldp.book.chapters.c09_malicious_users.malicious_placement): frame, drawing and
+claims."""
 import pandas as pd
 
-from ldp.figures import malicious_placement as F
+from ldp.book.chapters.c09_malicious_users import malicious_placement as F
 
 from figtools import decide, page_ready, store_with, titles
 

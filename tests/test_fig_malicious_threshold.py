@@ -1,9 +1,10 @@
-"""Chapter 09's threshold figures (ldp.figures.malicious_threshold): frames from the search grid, drawing, claims."""
+"""Chapter 09's threshold figures (ldp.book.chapters.c09_malicious_users.malicious_threshold): frames from the search
+grid, drawing, claims."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import malicious_threshold as F
+from ldp.book.chapters.c09_malicious_users import malicious_threshold as F
 
 from figtools import decide, page_ready, store_with, titles
 

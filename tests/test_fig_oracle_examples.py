@@ -1,12 +1,13 @@
-"""Chapter 01's worked examples of section 2.2 (ldp.figures.oracle_examples): the table and its claims."""
+"""Chapter 01's worked examples of section 2.2 (ldp.book.chapters.c01_frequency_oracles.oracle_examples): the table
+and its claims."""
 import math
 from fractions import Fraction
 
 import pandas as pd
 import pytest
 
-from ldp.figures import oracle_examples as F
-from ldp.reporting.results import EXTRA_TABLES, ResultStore
+from ldp.book.chapters.c01_frequency_oracles import oracle_examples as F
+from ldp.book.claims.store import EXTRA_TABLES, ResultStore
 
 from builds import require
 from figtools import decide, store_with

@@ -1,11 +1,12 @@
-"""Chapter 01's figure, OLH's variance against d' and GRR against OLH (ldp.figures.oracle_variance)."""
+"""Chapter 01's figure, OLH's variance against d' and GRR against OLH
+(ldp.book.chapters.c01_frequency_oracles.oracle_variance)."""
 import math
 
 import numpy as np
 import pytest
 
 from ldp.analysis import olh_variance
-from ldp.figures import oracle_variance as F
+from ldp.book.chapters.c01_frequency_oracles import oracle_variance as F
 
 from figtools import decide, page_ready, store_with, titles
 

@@ -1,8 +1,8 @@
-"""Chapter 03's figure of PEM's optimizer and the claims of section 4.3 (ldp.figures.pem_optimizer)."""
+"""Chapter 03's figure of PEM's optimizer and the claims of section 4.3 (ldp.book.chapters.c03_pem.pem_optimizer)."""
 import pytest
 
 from ldp import analysis
-from ldp.figures import pem_optimizer as F
+from ldp.book.chapters.c03_pem import pem_optimizer as F
 
 from figtools import decide, page_ready, store_with, titles
 

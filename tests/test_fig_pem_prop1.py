@@ -1,9 +1,9 @@
-"""Chapter 03's figure of Proposition 1 and Lemma 1, and their claims (ldp.figures.pem_prop1)."""
+"""Chapter 03's figure of Proposition 1 and Lemma 1, and their claims (ldp.book.chapters.c03_pem.pem_prop1)."""
 import numpy as np
 import pytest
 
 from ldp import analysis
-from ldp.figures import pem_prop1 as F
+from ldp.book.chapters.c03_pem import pem_prop1 as F
 
 from figtools import decide, page_ready, store_with, titles
 

@@ -1,12 +1,12 @@
 """Chapter 03's figure of one round under each reading of eq. (5) against the model's Monte-Carlo
-(ldp.figures.pem_readings)."""
+(ldp.book.chapters.c03_pem.pem_readings)."""
 import numpy as np
 import pytest
 from matplotlib.collections import LineCollection
 
 from ldp import analysis
 from ldp.analysis import montecarlo
-from ldp.figures import pem_readings as F
+from ldp.book.chapters.c03_pem import pem_readings as F
 
 from figtools import page_ready, titles
 

@@ -1,4 +1,4 @@
-"""Chapter 10's figures (cost growth, FLH's accuracy price) and their claims (ldp.figures.scale)."""
+"""Chapter 10's figures (cost growth, FLH's accuracy price) and their claims (ldp.book.chapters.scale)."""
 from __future__ import annotations
 
 import re
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import flh_price as P
-from ldp.figures import scale_cost as F
+from ldp.book.chapters.c10_scale import flh_price as P
+from ldp.book.chapters.c10_scale import scale_cost as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 

@@ -1,10 +1,11 @@
-"""Chapter 07's Figure 7, the threshold versions, its release table and claims (ldp.figures.threshold)."""
+"""Chapter 07's Figure 7, the threshold versions, its release table and claims
+(ldp.book.chapters.c07_evaluation_more.threshold)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import threshold as F
-from ldp.reporting.results import EXTRA_TABLES, ResultStore
+from ldp.book.chapters.c07_evaluation_more import threshold as F
+from ldp.book.claims.store import EXTRA_TABLES, ResultStore
 
 from builds import require
 from figtools import bar_ranges, decide, page_ready, store_with, titles

@@ -1,9 +1,10 @@
-"""Chapter 05's Figures 3 and 4, utility against eq. (4), and their claims (ldp.figures.utility)."""
+"""Chapter 05's Figures 3 and 4, utility against eq. (4), and their claims
+(ldp.book.chapters.c05_validation.utility)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.figures import utility as F
+from ldp.book.chapters.c05_validation import utility as F
 
 from figtools import bar_ranges, decide, page_ready, store_with, titles
 

@@ -1,4 +1,4 @@
-"""Every figure's plotted data as a CSV: ``ldp.plotting.save_figure(data=...)`` and
+"""Every figure's plotted data as a CSV: ``ldp.book.plotting.save_figure(data=...)`` and
 ``scripts/figure_data.py`` (snapshot and compare of the CSVs of two builds).
 
 - the CSV is plain (header row, no index, no comment), exact (floats read back
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.plotting import FULL_WIDTH, figure_data, interval, render, save_figure, write_figure_data
+from ldp.book.plotting import FULL_WIDTH, figure_data, interval, render, save_figure, write_figure_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,11 +149,11 @@ def test_render_draws_a_plot_at_the_books_width_with_one_legend_above():
 
 
 def test_importing_the_plotting_package_chooses_no_backend():
-    """The runner and the tests choose the backend (MPLBACKEND), not ``import ldp.plotting``."""
+    """The runner and the tests choose the backend (MPLBACKEND), not ``import ldp.book.plotting``."""
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    code = ("import matplotlib; import ldp.plotting, ldp.figures; "
+    code = ("import matplotlib; import ldp.book.plotting, ldp.book.chapters; "
             "print(dict.__getitem__(matplotlib.rcParams, 'backend') is matplotlib.rcsetup._auto_backend_sentinel)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
@@ -257,7 +257,7 @@ def test_snapshot_copies_the_csvs_with_a_manifest(tmp_path: Path):
 
 
 def test_methods_have_one_style():
-    from ldp.plotting import METHOD_STYLE, method_scales, method_style, series_colors
+    from ldp.book.plotting import METHOD_STYLE, method_scales, method_style, series_colors
 
     assert method_style("PEM (HR)") == METHOD_STYLE["PEM"] == method_style("PEM-GRR")
     colours = [s["color"] for s in METHOD_STYLE.values()]

@@ -12,7 +12,7 @@ and, for each of the 9 paper figures (``book/_ext/paper_numbers.yml``), measures
 The rule: **every text of a paper figure is at least 9 pt at its display size** (12 CSS px;
 0.05 pt of slack for the rounding of the bounding box).  Measured in a 1280 x 1000 window (a
 laptop screen), where both sidebars take room and the book's text column is about 676 px: the
-narrowest common case; a full-width figure drawn at :data:`ldp.plotting.FULL_WIDTH` (6.8 in) is
+narrowest common case; a full-width figure drawn at :data:`ldp.book.plotting.FULL_WIDTH` (6.8 in) is
 shown there at about its own size, and larger in a wider window.
 """
 from __future__ import annotations

@@ -50,7 +50,7 @@ out["grid_rows"] = len(frame)
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from ldp.plotting import save_figure
+from ldp.book.plotting import save_figure
 
 fig, ax = plt.subplots()
 ax.plot([0, 1], [0, 1])

@@ -6,7 +6,7 @@ notebook 06 in quick mode with papermill that way, builds that chapter into a sm
 with this repository's ``_config.yml`` and ``-W`` (every glue key the chapter pastes must
 exist), and reads the HTML: no ``nan``, no "0 users", no empty pasted value, the AOL
 panels and sentences say the data is missing, and the reproduction report's rows this
-chapter measures (``ldp.reporting``, computed from what the run saved) have the AOL rows
+chapter measures (``ldp.book.claims``, computed from what the run saved) have the AOL rows
 "not testable here".
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from ldp.book.chapters.c08_after_pem.after_pem import FAMILIES
 from ldp.datasets import ChecksumError, DataFileNotFoundError, check_aol
-from ldp.figures.after_pem import FAMILIES
 
 import minibook
 from builds import require
@@ -117,10 +117,10 @@ def test_evaluation_chapter_without_aol_data(tmp_path: Path, monkeypatch):
 
     # the reproduction report's rows this chapter measures, computed from what this run saved: the AOL rows
     # are not testable here (their input is missing), the others still get a verdict
-    from ldp.figures import REGISTRY
-    from ldp.reporting import evaluate
-    from ldp.reporting.results import ResultStore
-    from ldp.reporting.verdicts import NOT_TESTABLE
+    from ldp.book.chapters import REGISTRY
+    from ldp.book.claims import evaluate
+    from ldp.book.claims.store import ResultStore
+    from ldp.book.claims.verdicts import NOT_TESTABLE
 
     rows = evaluate(ResultStore(figures.parent, figures=figures), REGISTRY, chapters=[CHAPTER]).set_index("id")
     for claim_id in ("fig56-aol-pem-best", "s61-aol-users", "s61-aol-unique"):

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from myst_parser.mdit_to_docutils.base import default_slugify
 
-from ldp import figures
-from ldp.figures import CLAIMS, REGISTRY
-from ldp.reporting import claims as C
-from ldp.reporting import rules as R
-from ldp.reporting.results import EXTRA_TABLES
-from ldp.rerun import notebook_parameters
+from ldp.book import chapters as figures
+from ldp.book.chapters import CLAIMS, REGISTRY
+from ldp.book.claims import claim as C
+from ldp.book.claims import rules as R
+from ldp.book.claims.store import EXTRA_TABLES
+from ldp.book.rerun import notebook_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

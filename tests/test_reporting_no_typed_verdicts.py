@@ -1,15 +1,15 @@
-"""No verdict is typed by hand: every verdict word in a table of the book must come from ldp.reporting.
+"""No verdict is typed by hand: every verdict word in a table of the book must come from ldp.book.claims.
 
 Scans the Markdown tables of every page in book/ and of every markdown cell of the chapter notebooks: a cell
 that contains one of the verdict words (reproduced, partly reproduced, not reproduced, not testable here)
 outside a glued value or inline code was typed by hand.  Generated pages (the report that
-ldp.report_pages.render_report writes into _generated/) are not in book/ and are not scanned.
+ldp.book.report.render_report writes into _generated/) are not in book/ and are not scanned.
 """
 import json
 import re
 from pathlib import Path
 
-from ldp.reporting.verdicts import VERDICTS
+from ldp.book.claims.verdicts import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = re.compile(r"\b(" + "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True)) + r")\b",

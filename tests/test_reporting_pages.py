@@ -2,8 +2,8 @@
 
 Unit tests on small fake result stores (written here) and on the paper-scale fixture
 (tests/data/reporting/, a full build's figure CSVs): what ``make book`` writes into
-``_generated/report/`` after the notebooks ran (ldp.rerun.build.stage ->
-ldp.report_pages.write_book_report), in quick and in full mode, and what a rerun writes into
+``_generated/report/`` after the notebooks ran (ldp.book.rerun.build.stage ->
+ldp.book.report.write_book_report), in quick and in full mode, and what a rerun writes into
 its folder.
 """
 import json
@@ -14,12 +14,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ldp import report_pages as PG
-from ldp.figures import CLAIMS, REGISTRY
-from ldp.reporting import claims as C
-from ldp.reporting import report as RP
-from ldp.reporting import verdicts as V
-from ldp.reporting.results import ResultStore
+from ldp.book import report as PG
+from ldp.book.chapters import CLAIMS, REGISTRY
+from ldp.book.claims import claim as C
+from ldp.book.claims import evaluation as RP
+from ldp.book.claims import verdicts as V
+from ldp.book.claims.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "reporting"
@@ -122,8 +122,8 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
 
 
 def test_the_build_stage_writes_the_report(tmp_path, monkeypatch):
-    """ldp.rerun.build.stage (make book, make pdf) writes _generated/report/ for the mode it stages."""
-    from ldp.rerun.build import stage
+    """ldp.book.rerun.build.stage (make book, make pdf) writes _generated/report/ for the mode it stages."""
+    from ldp.book.rerun.build import stage
 
     monkeypatch.setenv("LDP_ROOT", str(tmp_path))
     (tmp_path / "notebooks").mkdir()  # a checkout without chapters

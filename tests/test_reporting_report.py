@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ldp import report_pages as PG
-from ldp.figures import CLAIMS, REGISTRY
-from ldp.reporting import claims as C
-from ldp.reporting import report as RP
-from ldp.reporting import verdicts as V
-from ldp.reporting.results import MissingResult, ResultStore
-from ldp.rerun import cli
+from ldp.book import report as PG
+from ldp.book.chapters import CLAIMS, REGISTRY
+from ldp.book.claims import claim as C
+from ldp.book.claims import evaluation as RP
+from ldp.book.claims import verdicts as V
+from ldp.book.claims.store import MissingResult, ResultStore
+from ldp.book.rerun import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "reporting"
@@ -267,7 +267,7 @@ def test_a_claim_without_cause_states_its_measurement(tmp_path):
 
 
 # --------------------------------------------------------------------------- #
-# renderings (ldp.report_pages)
+# renderings (ldp.book.report)
 # --------------------------------------------------------------------------- #
 BANNER = "Quick build."
 

@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.reporting import verdicts as V
-from ldp.reporting.rules import ArgmaxAt, Monotone, OrderingHolds, WithinSE, WithinTolerance
-from ldp.reporting.verdicts import NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, Decision
+from ldp.book.claims import verdicts as V
+from ldp.book.claims.rules import ArgmaxAt, Monotone, OrderingHolds, WithinSE, WithinTolerance
+from ldp.book.claims.verdicts import NOT_REPRODUCED, NOT_TESTABLE, PARTLY, REPRODUCED, Decision
 
 
 def within_se_frame(observed, expected, se):

@@ -1,9 +1,9 @@
-"""Tables for the page (ldp.reporting.tables): one number format, flat headers, no index column."""
+"""Tables for the page (ldp.book.plotting.tables): one number format, flat headers, no index column."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp.reporting.tables import compact_table, format_number, table_view
+from ldp.book.plotting.tables import compact_table, format_number, table_view
 
 
 @pytest.mark.parametrize(("value", "text"), [(4222.6425, "4,223"), (0.000123456, "0.000123"), (3.16e7, "3.16e+07"),

@@ -23,7 +23,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from ldp import rerun as R
+from ldp.book import rerun as R
 
 from builds import require
 from test_notebooks import runner  # scripts/run_notebooks.py, loaded once (tests/ is on sys.path)
@@ -250,7 +250,7 @@ def test_save_figure_shows_the_figure(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
     from IPython import display as ipd
 
-    from ldp.plotting import save_figure
+    from ldp.book.plotting import save_figure
 
     shown = []
     monkeypatch.setattr(ipd, "display", lambda obj: shown.append(obj))
@@ -344,7 +344,7 @@ def test_documented_command_runs(path, tmp_path):
     expected, _ = R.resolve_parameters(path, example, quick=True)
     assert values == json.loads(json.dumps(expected)) and values["quick"] is True
     assert (run / "run.log").stat().st_size > 0
-    # the claims this chapter measures, decided on this run (ldp.report_pages.write_rerun_report)
+    # the claims this chapter measures, decided on this run (ldp.book.report.write_rerun_report)
     assert (run / "claims.csv").read_text().startswith("id,") and (run / "claims.md").is_file()
     html = (run / f"{path.stem}.html").read_text(encoding="utf-8")
     assert "data:image/png" in html  # figures embedded

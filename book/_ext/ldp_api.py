@@ -80,26 +80,52 @@ class APIError(ValueError):
 # what is public
 # --------------------------------------------------------------------------- #
 def layers(pyproject: Path = ROOT / "pyproject.toml") -> list[list[str]]:
-    """The modules of the layer contract, top layer (L8) first: ``[["ldp.__main__", "ldp.book", ...], ...]``."""
+    """The modules of the layer contracts, top layer first: ``[["ldp.__main__"], ["ldp.book.artifact"], ...]``.
+
+    The contract of ``ldp`` (the library, L0 to L7, and the book above it) with the book's own contract (of
+    ``ldp.book``: L8 to L10) put in place of ``book``.
+    """
     config = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["importlinter"]
-    (contract,) = [c for c in config["contracts"] if c.get("type") == "layers"]
-    return [[f"{PACKAGE}.{name.strip()}" for name in layer.split(":")] for layer in contract["layers"]]
+    by_container = {c["containers"][0]: c for c in config["contracts"]
+                    if c.get("type") == "layers" and c.get("containers")}
+    out: list[list[str]] = []
+    for layer in by_container[PACKAGE]["layers"]:
+        names = [name.strip() for name in layer.split(":")]
+        if names == ["book"]:
+            out += [[f"{PACKAGE}.book.{n.strip()}" for n in sub.split(":")] for sub in by_container["ldp.book"]["layers"]]
+        else:
+            out.append([f"{PACKAGE}.{n}" for n in names])
+    return out
 
 
 def public_modules(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
-    """``ldp`` and every module of the layer contract but the command line, lowest layer last."""
-    return [PACKAGE] + [m for layer in layers(pyproject) for m in layer if not m.endswith(".__main__")]
+    """``ldp``, ``ldp.book`` and every module of the layer contracts but the command line, lowest layer last."""
+    return [PACKAGE, f"{PACKAGE}.book"] + [m for layer in layers(pyproject) for m in layer
+                                           if not m.endswith(".__main__")]
+
+
+#: the layers of the book's code (``ldp.book``) as the README numbers them: L8 below the chapters, L9 the
+#: chapters, L10 what sits above them (the glue, the report, the build and reruns, the artifact appendix)
+BOOK_LAYERS = {"claims": 8, "plotting": 8, "chapters": 9}
 
 
 def layer_of(modname: str, pyproject: Path = ROOT / "pyproject.toml") -> int:
     """The layer number of a module (L0 = 0 is the bottom); ``ldp`` itself is above them all."""
-    stack = layers(pyproject)
     if modname == PACKAGE:
-        return len(stack)
+        return len(library_layers(pyproject))
+    if modname == f"{PACKAGE}.book" or modname.startswith(f"{PACKAGE}.book."):
+        return BOOK_LAYERS.get(modname.split(".")[2] if modname.count(".") >= 2 else "", 10)
+    stack = library_layers(pyproject)
     for index, layer in enumerate(stack):
         if modname in layer:
             return len(stack) - 1 - index
     raise APIError(f"{modname} is not in the layer contract of pyproject.toml")
+
+
+def library_layers(pyproject: Path = ROOT / "pyproject.toml") -> list[list[str]]:
+    """The library's layers (L7 first, L0 last): :func:`layers` without the command line and the book."""
+    return [layer for layer in layers(pyproject)
+            if not any(m.endswith(".__main__") or m.startswith(f"{PACKAGE}.book") for m in layer)]
 
 
 def public_names(modname: str) -> list[str]:

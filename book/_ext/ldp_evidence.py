@@ -1,8 +1,8 @@
 """Evidence boxes: under each of the paper's figures, what the paper says, what we measure, the verdict and its cause.
 
 A Sphinx extension (listed in ``_config.yml``). The build's claims are evaluated before Sphinx
-runs (``make book`` / ``make pdf``: :func:`ldp.rerun.build.stage` calls
-:func:`ldp.report_pages.write_book_report`), which writes ``_generated/report/claims.json``:
+runs (``make book`` / ``make pdf``: :func:`ldp.book.rerun.build.stage` calls
+:func:`ldp.book.report.write_book_report`), which writes ``_generated/report/claims.json``:
 one row per sentence of the paper (its verdict, the class and line of its cause, the readings
 under which the verdict would flip, the anchor of its evidence on the report page) with its
 parts, each claim's quote, measurement, verdict and cause. This extension reads that file and,

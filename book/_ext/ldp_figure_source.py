@@ -1,7 +1,7 @@
 """Under each generated figure: the notebook cell that made it and the data it plots.
 
 A Sphinx extension (listed in ``_config.yml``). For every figure of a chapter whose image
-is a file of ``_generated/figures/`` (written by :func:`ldp.plotting.save_figure`), it adds a
+is a file of ``_generated/figures/`` (written by :func:`ldp.book.plotting.save_figure`), it adds a
 line to the figure's legend:
 
     Made by cell 12 of ``notebooks/05_validation.ipynb`` (source at the build's commit);

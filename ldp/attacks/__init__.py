@@ -28,8 +28,8 @@ library's own protocols and reports:
   (:class:`SupportCountDetector`), a consistency check of the release
   (:func:`consistency_check`), a test of FLH's public pool indices (:func:`index_uniformity`), and what
   they cost (:func:`detector_trial`);
-* :mod:`~ldp.attacks.tables` -- chapter 09's tidy tables: the frames its
-  figures draw (``ldp.figures.malicious_*``) and the inputs of its claims' rules.
+* :mod:`~ldp.book.chapters.c09_malicious_users.compute` -- chapter 09's tidy tables: the frames its
+  figures draw (``ldp.book.chapters.malicious_*``) and the inputs of its claims' rules.
 
 Every fake report here is a simulation seeded through ``rng`` (the attacker's
 randomness); none of it touches an honest user's coins.

@@ -28,11 +28,11 @@ Modules
 :mod:`~ldp.experiments.cache` (the results cache),
 :mod:`~ldp.experiments.summary` (:func:`summarize`, :func:`identification_rates`, the
 section 5 and 6 tables), and the chapters' own simulations and timings:
-:mod:`~ldp.experiments.oracle_checks` (the oracles against their formulas),
+:mod:`~ldp.book.chapters.c01_frequency_oracles.compute` (the oracles against their formulas),
 :mod:`~ldp.experiments.configurations` (what each protocol chooses; demonstration runs),
-:mod:`~ldp.experiments.engine_checks` (the count-level engine against the protocol engine),
-:mod:`~ldp.experiments.anomalies` (Figures 5 and 6's anomalies on the exact counts) and
-:mod:`~ldp.experiments.costs` (bits, server time and memory of each protocol).
+:mod:`~ldp.book.chapters.c04_count_engine.compute` (the count-level engine against the protocol engine),
+:mod:`~ldp.book.chapters.c06_evaluation.compute` (Figures 5 and 6's anomalies on the exact counts) and
+:mod:`~ldp.book.chapters.c08_after_pem.compute` (bits, server time and memory of each protocol).
 
 Design
 ------

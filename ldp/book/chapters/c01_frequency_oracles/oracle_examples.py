@@ -1,0 +1,116 @@
+"""The worked examples of section 2.2 (chapter 01): GRR at ε = ln 49, OLH at e^ε = 10, computed by the library.
+
+A table, not a figure: :func:`frame` is the result table
+``01_frequency_oracles/oracle-examples`` the chapter saves
+(:meth:`ldp.book.claims.store.ResultStore.save`) and the claims read.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ....oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
+from ...claims import rules as R
+from ...claims import verdicts as V
+from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput
+from ...claims.measures import one
+
+__all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
+
+CHAPTER, NAME = "01_frequency_oracles", "oracle-examples"
+ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)"}
+#: each quantity of :func:`frame`: the example, the quantity and the paper's printed value
+PAPER = {
+    "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
+    "grr_var_per_n_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "Var / n, eq. (1)", "65583/2304 ≈ 28.5"),
+    "olh_std_per_sqrt_n_e10": ("OLH, e^eps = 10", "std / sqrt(n), eq. (3)", "≈ 0.7"),
+    "olh_std_per_sqrt_n_e10_integer": ("OLH, e^eps = 10", "same with the oracle's integer d' = 11", "≈ 0.7"),
+    "olh_min_population_e10_f0.001": ("OLH, e^eps = 10", "n with 0.001 n ≥ 3 std", "4,410,000"),
+    "olh_min_population_e10_f0.001_std0.7": ("OLH, e^eps = 10", "same with std rounded to 0.7", "4,410,000"),
+    "olh_min_population_ratio_half_f": ("OLH, e^eps = 10", "n for f = 0.0005 / n for f = 0.001", "quadrupling"),
+}
+
+
+def frame() -> pd.DataFrame:
+    """The worked examples of section 2.2, computed by :mod:`ldp.oracles` (columns ``quantity, value``).
+
+    GRR at ``eps = ln 49``, ``d = 2**16`` (section 2.2.1): ``p`` and eq. (1) / n.
+    OLH at ``e^eps = 10`` (section 2.2.2): the standard deviation per sqrt(n)
+    (eq. (3); and with the oracle's integer d'), the smallest n with ``0.001 n >= 3`` standard deviations
+    (unrounded, and with the standard deviation rounded to 0.7 as the paper
+    prints it) and the ratio of that n for ``f = 0.0005`` to ``f = 0.001``.
+    """
+    eps49, eps10 = math.log(49), math.log(10)
+    v10, v10_int = (float(olh_variance(eps10, d_prime=d)) for d in ("real", None))  # eq. (3): 40/81; d' = 11
+    n_min = float(min_population(1e-3, eps10, d_prime="real"))  # (3 / 0.001)^2 * 40/81
+    values = [float(grr_pq(eps49, 2**16)[0]), float(grr_variance(eps49, 2**16)), math.sqrt(v10), math.sqrt(v10_int),
+              n_min, (3 * round(math.sqrt(v10), 1) / 1e-3) ** 2,  # the paper's 0.7
+              float(min_population(5e-4, eps10, d_prime="real")) / n_min]
+    return pd.DataFrame({"quantity": list(PAPER), "value": values})
+
+
+def paper_table(data: pd.DataFrame) -> pd.DataFrame:
+    """:func:`frame` beside the paper's printed values, for display (6 significant digits)."""
+    rows = [(*PAPER[q][:2], PAPER[q][2], f"{v:,.6g}" if v < 1e5 else f"{v:,.0f}")
+            for q, v in zip(data["quantity"], data["value"])]
+    return pd.DataFrame(rows, columns=["example", "quantity", "paper", "ldp.oracles"])
+
+
+# --------------------------------------------------------------------------- claims: section 2.2
+def _quantity(store, name: str) -> float:
+    t = store.load(CHAPTER, NAME).set_index("quantity")["value"]
+    if name not in t.index:
+        raise MissingInput(f"{CHAPTER}/{NAME} has no quantity {name!r}")
+    return float(t.loc[name])
+
+
+def _example(point: str, quantity: str, target: float):
+    def measure(store):
+        return one(point, _quantity(store, quantity), target)
+    return measure
+
+
+def _m_olh_nmin(store):
+    exact = f"unrounded (standard deviation 0.703): {_quantity(store, 'olh_min_population_e10_f0.001'):,.0f}"
+    return Measurement(one("smallest n with 0.001 n ≥ 3 × 0.7 √n",
+                           _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
+
+
+_EXAMPLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_READ = "5-section-22-oracle-parameters"
+_PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
+CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
+          quote=r"we have $p=\frac{49}{65584} \approx 0.00075$",
+          paper="p ≈ 0.00075 at ε = ln 49, d = 65,536", tested="GRR's p from the library against the printed value",
+          measure=_example("GRR p at ε = ln 49, d = 65,536", "grr_p_eps_ln49_d65536", 0.00075),
+          rule=_PRINTED("0.00075"), **_EXAMPLE),
+    Claim(id="s2-grr-example-var", section="2.2.1", ref="eq. (1), example",
+          quote=r"variance $\frac{65583}{2304}\approx 28.5n$", paper="Var ≈ 28.5 n",
+          tested="eq. (1) from the library, divided by n",
+          measure=_example("GRR variance / n at ε = ln 49, d = 65,536", "grr_var_per_n_eps_ln49_d65536", 28.5),
+          rule=_PRINTED("28.5"), part_of="s2-grr-example-p", **_EXAMPLE),
+    Claim(id="s2-olh-std-example", section="2.2.2", ref="eq. (3), example",
+          quote=r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
+          paper="std ≈ 0.7 √n at exp(ε) = 10", tested="√(eq. (3) / n) from the library",
+          measure=_example("OLH standard deviation / √n at exp(ε) = 10", "olh_std_per_sqrt_n_e10", 0.7),
+          rule=_PRINTED("0.7"), interpretation=(_READ,), alternatives=(Alternative(
+              "the oracle's integer d' = ⌈e^ε + 1⌉ and its exact variance (d_prime=None), not eq. (3)", _READ,
+              _example("the same with d' = 11", "olh_std_per_sqrt_n_e10_integer", 0.7)),), **_EXAMPLE),
+    Claim(id="s2-olh-min-population", section="2.2.2", ref="eq. (3), example", quote=r"or $n \geq 4,410,000$",
+          paper="n ≥ 4,410,000 for a 0.1 % value at 3 std",
+          tested="the smallest such n with the printed standard deviation 0.7", measure=_m_olh_nmin,
+          rule=_PRINTED("4,410,000"), interpretation=(_READ,), alternatives=(Alternative(
+              "the standard deviation unrounded (0.703, not the printed 0.7)", _READ,
+              _example("smallest n, unrounded", "olh_min_population_e10_f0.001", 4_410_000)),),
+          note="The paper rounds √(40/81) = 0.703 to 0.7 before squaring (tested as printed); the unrounded "
+               "bound is shown.", **_EXAMPLE),
+    Claim(id="s2-olh-quadruple", section="2.2.2", ref="eq. (3), example",
+          quote=r"Quadrupling the population size would enables us to reduce this $0.1 \%$ sensitivity threshold by "
+                r"half.",
+          paper="4 × n halves the threshold", tested="n needed at f = 0.0005 divided by n needed at f = 0.001",
+          measure=_example("n needed for frequency 0.0005 / n needed for 0.001", "olh_min_population_ratio_half_f",
+                           4.0),
+          rule=R.WithinTolerance(V.COUNT_TOL, "an identity"), **_EXAMPLE),
+)

@@ -1,0 +1,402 @@
+"""Paper Figures 5 and 6 (sections 6.2.1, 6.2.2, chapter 06): F1 and NCR of PEM, MCM and SPM on three data sets.
+
+Figure 5 varies ε at k = 16, Figure 6 varies k at ε = 2; both are drawn alike
+from a :func:`ldp.experiments.summarize` frame.  Their claims also read the
+measured causes of the anomalies (the table ``06_evaluation/anomalies`` of
+:func:`ldp.book.chapters.c06_evaluation.compute.anomaly_table`).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import seaborn.objects as so
+
+from ...claims import rules as R
+from ...claims import verdicts as V
+from ...claims.claim import STAND_INS, Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ...claims.measures import OTHERS, X_NAMES, aol_note, eval_points, g, one, pem_vs_best_other, require, series
+from ...claims.readings import under
+from ...plotting import interval, method_scales, render
+from .compute import ordered_pairs, prefix_ranks
+
+__all__ = ["NAMES", "ENGINES", "METHODS", "frame", "draw", "CLAIMS"]
+
+#: figure name by the varied parameter
+NAMES = {"epsilon": "fig-eval-vary-eps", "k": "fig-eval-vary-k"}
+ENGINES = {**{name: "count engine (10 runs)" for name in NAMES.values()},
+           "06_evaluation/anomalies": "the data sets' true tallies (ldp.datasets)"}
+#: the protocols in legend order
+METHODS = ("PEM", "MCM", "SPM")
+CHAPTER = "06_evaluation"
+
+
+def frame(summary: pd.DataFrame, *, x: str, datasets) -> pd.DataFrame:
+    """The figure's data: ``panel, dataset, metric, protocol, <x>, mean, std, runs`` (F1: panels a-c, NCR: d-f).
+
+    ``summary`` is :func:`ldp.experiments.summarize` by ``dataset, protocol, x`` with ``f1`` and ``ncr``;
+    ``datasets`` the data sets in panel order (a missing one leaves its panels' letters unused).
+    """
+    parts = []
+    for row, metric in enumerate(("f1", "ncr")):
+        for col, ds in enumerate(datasets):
+            sub = summary[summary["dataset"] == ds]
+            parts.append(pd.DataFrame({"panel": "abcdef"[3 * row + col], "dataset": ds, "metric": metric,
+                                       "protocol": sub["protocol"].to_numpy(), x: sub[x].to_numpy(),
+                                       "mean": sub[f"{metric}_mean"].to_numpy(), "std": sub[f"{metric}_std"].to_numpy(),
+                                       "runs": sub[f"{metric}_count"].to_numpy()}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, str], missing: str = ""):
+    """F1 (top row) and NCR (bottom row) of each protocol on each data set of ``panel_names``: mean ± 2 SE, cut at 0, 1.
+
+    ``missing`` says why a data set has no rows (e.g. ``"is missing"``), written in its empty panels.
+    """
+    titles = {(ds, m): f"({'abcdef'[3 * r + c]}) {name}, {m.upper()}"
+              for r, m in enumerate(("f1", "ncr")) for c, (ds, name) in enumerate(panel_names.items())}
+    d = interval(data, "mean", "std", scale=2, runs="runs")  # ± 2 SE
+    d["title"] = list(map(titles.get, zip(data["dataset"], data["metric"])))
+    present = list(dict.fromkeys(data["protocol"]))
+    scales = method_scales([p for p in METHODS if p in present] + [p for p in present if p not in METHODS])
+    plot = (so.Plot(d, x=x, y="mean", color="protocol", marker="protocol")
+            .facet(col="title", wrap=3, order=list(titles.values()))
+            .add(so.Line(linewidth=1.2, pointsize=4.5)).add(so.Range(), ymin="lo", ymax="hi")
+            .scale(color=scales["color"], marker=scales["marker"]).limit(y=(-0.03, 1.03))
+            .label(x=xlabel, y="score", title=str, color="", marker=""))
+    fig = render(plot, height=4.9, ncol=3)
+    for ax in fig.axes:
+        for (ds, _), title in titles.items():
+            if ax.get_title() == title and not ax.lines:
+                ax.text(0.5, 0.5, f"No {ds} results:\nthe {ds} data file\n{missing} in this build\n"
+                        "(see data/README.md)", ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+# --------------------------------------------------------------------------- claims: 6.2.1, 6.2.2
+def _m_pem_best(name: str, x: str, datasets=None):
+    def measure(store):
+        df = eval_points(store, name)
+        if datasets is not None and not set(datasets) & set(df["dataset"]):
+            raise MissingInput(f"the {' and '.join(datasets)} data is not in this build")
+        return Measurement(pem_vs_best_other(df, x, datasets=datasets), aol_note(df) if datasets is None else "")
+    return measure
+
+
+def _m_aol_best(store):
+    parts = []
+    for x, name in NAMES.items():
+        df = eval_points(store, name)
+        if "AOL" not in set(df["dataset"]):
+            raise MissingInput("the AOL data set is not in this build (its data file is absent)")
+        parts.append(pem_vs_best_other(df, x, datasets=["AOL"]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _m_more_with_eps(store):
+    df = eval_points(store, NAMES["epsilon"])
+    df = df[df["metric"] == "f1"]
+    return Measurement(series(df, ["dataset", "protocol"], "epsilon", "mean", "se"), aol_note(df))
+
+
+def _m_lead_grows(store, upto: float = np.inf):
+    df = eval_points(store, NAMES["epsilon"])
+    p = pem_vs_best_other(df[df["epsilon"] <= upto], "epsilon", metrics=("f1",))
+    return Measurement(pd.DataFrame({"series": "PEM minus the best other, F1, " + p["dataset"], "x": p["x"],
+                                     "y": p["a"] - p["b"], "se": np.hypot(p["se_a"], p["se_b"])}), aol_note(df))
+
+
+def _at(store, x, xv, dataset, protocol, metric="f1"):
+    df = eval_points(store, NAMES[x])
+    if dataset not in set(df["dataset"]):
+        raise MissingInput(f"the {dataset} data set is not in this build")
+    require(df[x], xv, X_NAMES[x])
+    row = df[(df["dataset"] == dataset) & (df["protocol"] == protocol) & (df["metric"] == metric)
+             & np.isclose(df[x], xv)]
+    if row.empty:
+        raise MissingInput(f"{NAMES[x]} has no {protocol} {metric} on {dataset} at {x} = {xv:g}")
+    return row.iloc[0]
+
+
+def _m_url_eps4_pem(store):
+    r = _at(store, "epsilon", 4.0, "URL", "PEM")
+    return Measurement(one("URL, ε = 4: PEM's mean F1", r["mean"], 0.9),
+                       f"{r['mean'] * 16:.1f} of the top 16 found (the paper: more than ten)")
+
+
+def _m_url_eps4_others(store):
+    return pd.DataFrame([{"point": f"URL, ε = 4: {p}'s heavy hitters found (F1 × 16)",
+                          "value": _at(store, "epsilon", 4.0, "URL", p)["mean"] * 16, "target": 2.0} for p in OTHERS])
+
+
+def _m_f1_ncr_corr(store, method: str = "pearson"):
+    pts = []
+    for x, name in NAMES.items():
+        w = eval_points(store, name).pivot_table(index=["dataset", "protocol", x], columns="metric", values="mean")
+        if {"f1", "ncr"} <= set(w.columns):
+            pts.append(w[["f1", "ncr"]].dropna())
+    if not pts or len(w := pd.concat(pts)) < 3:
+        raise MissingInput("fewer than 3 points with both F1 and NCR")
+    return one(f"{method.title()} r of mean F1 and mean NCR over {len(w)} points of Figures 5 and 6",
+               float(w["f1"].corr(w["ncr"], method=method)), 1.0)
+
+
+def _m_f1_ncr_order(store):
+    return pd.concat([ordered_pairs(eval_points(store, name), ["dataset", x], V.Z_TOL, label=X_NAMES[x])
+                      for x, name in NAMES.items()], ignore_index=True)
+
+
+def _m_decrease_with_k(protocols=None, datasets=None):
+    def measure(store):
+        df = eval_points(store, NAMES["k"])
+        df = df[df["metric"] == "f1"]
+        df = df if protocols is None else df[df["protocol"].isin(protocols)]
+        if datasets is not None:
+            if not set(datasets) & set(df["dataset"]):
+                raise MissingInput(f"the {' and '.join(datasets)} data is not in this build")
+            df = df[df["dataset"].isin(datasets)]
+        note = aol_note(df) if datasets is None else ""
+        if datasets == ["URL"]:
+            r = df[(df["protocol"] == "PEM")].set_index("k")
+            if 4 in r.index and 8 in r.index:
+                note = (f"URL PEM F1 at k = 4: {r.loc[4, 'mean']:.3f} (std {r.loc[4, 'std']:.3f} over "
+                        f"{int(r.loc[4, 'runs'])} runs); at k = 8: {r.loc[8, 'mean']:.3f}")
+        return Measurement(series(df, ["dataset", "protocol"], "k", "mean", "se"), note)
+    return measure
+
+
+def _m_steps(store):
+    """Every step of Figure 6's F1 series from one k to the next: F1 at k against F1 at the next k."""
+    s = _m_decrease_with_k()(store).frame.sort_values(["series", "x"], kind="mergesort")
+    nxt = s.groupby("series", sort=False).shift(-1)
+    s = s.assign(b=nxt["y"], se_b=nxt["se"], to=nxt["x"]).dropna(subset=["b"])
+    return pd.DataFrame({"point": s["series"] + ": k = " + s["x"].map(g) + " to " + s["to"].map(g), "a": s["y"],
+                         "se_a": s["se"], "b": s["b"], "se_b": s["se_b"]})
+
+
+def _m_syn_full_k30(store):
+    df = eval_points(store, NAMES["k"])
+    df = df[(df["dataset"] == "Synthetic") & (df["protocol"] == "PEM") & (df["metric"] == "f1") & (df["k"] <= 30)]
+    if df.empty:
+        raise MissingInput(f"{NAMES['k']} has no synthetic PEM points")
+    require(df["k"], 30, "k")
+    return pd.DataFrame({"point": "Synthetic, PEM, k = " + df["k"].astype(int).astype(str), "value": df["mean"],
+                         "target": 1.0, "se": df["se"]})
+
+
+def _anomalies(store) -> pd.DataFrame:
+    """The chapter's ``06_evaluation/anomalies`` (long: one measured quantity per row)."""
+    t = store.load(CHAPTER, "anomalies")
+    missing = [c for c in ("dataset", "protocol", "k", "quantity", "value") if c not in t.columns]
+    if missing:
+        raise MissingInput(f"{CHAPTER}/anomalies lacks the column(s) {missing} (it has {list(t.columns)})")
+    return t
+
+
+def _anomaly(store, protocol: str) -> str:
+    """The measured cause the chapter saved for ``protocol``'s anomalies at small k, in words."""
+    long = _anomalies(store)
+    ranks = prefix_ranks(long)
+    if protocol == "PEM":
+        t = ranks[(ranks["protocol"] == protocol) & (ranks["rank"] > ranks["capacity"])]
+        parts = [f"{r.dataset}, k = {int(r.k)}, round 1: the {r.anomaly} value's prefix ranks {int(r.rank)} in the "
+                 f"true tally, {int(r.capacity)} kept" for r in t.head(4).itertuples()]
+    else:
+        parts = []
+        for (ds, k), grp in long[long["protocol"] == protocol].groupby(["dataset", "k"], sort=False):
+            q = dict(zip(grp["quantity"], grp["value"]))
+            if q.get("parts_missed_top1", 0) > 0 and "parts" in q:
+                parts.append(f"{ds}, k = {int(k)}: the top value's pattern is not the one kept in "
+                             f"{int(q['parts_missed_top1'])} of {int(q['parts'])} parts")
+    return "measured on the exact counts: " + ("; ".join(parts) or "no step loses a top value")
+
+
+def _c_lead(store) -> str:
+    """Where PEM's lead over the best other peaks on each data set, and PEM's F1 at the largest ε."""
+    p = pem_vs_best_other(eval_points(store, NAMES["epsilon"]), "epsilon", metrics=("f1",))
+    peak = {ds: grp.loc[(grp["a"] - grp["b"]).idxmax()] for ds, grp in p.groupby("dataset", sort=False)}
+    last = {ds: grp.loc[grp["x"].idxmax()] for ds, grp in p.groupby("dataset", sort=False)}
+    return (f"the lead peaks at ε = {', '.join(f'{g(r.x)} ({ds})' for ds, r in peak.items())} and shrinks after: "
+            f"PEM's F1 levels off near its top ({', '.join(f'{r.a:.2f}' for r in last.values())} at the largest ε) "
+            f"while the best other still rises (to {', '.join(f'{r.b:.2f}' for r in last.values())})")
+
+
+def _c_small_k(store) -> str:
+    """Which series of Figure 6 break the decrease beyond noise, and where they peak."""
+    s = _m_decrease_with_k()(store).frame
+    rises = [d.numbers["worst"] for _, grp in s.groupby("series", sort=False)
+             if (d := R.Monotone("decreasing").decide(grp)).verdict != V.REPRODUCED]
+    return (f"{len(rises)} of {s['series'].nunique()} series rise beyond noise ({'; '.join(rises)}): at small k one "
+            "value is all or nothing, and the candidate steps lose top values that share prefixes or patterns "
+            "(measured on the exact counts: the details below)")
+
+
+def _c_top_two(store) -> str:
+    """The near-tie of the synthetic set's two most frequent values (chapter 06's table)."""
+    q = _anomalies(store)
+    q = dict(zip(*q[(q["dataset"] == "Synthetic") & (q["protocol"] == "PEM") & (q["k"] == 1)][["quantity", "value"]]
+                 .to_numpy().T))
+    scale = float((store.parameters(CHAPTER) or {}).get("exp_scale", 0.05))
+    return (f"the two most frequent synthetic values are {q['top2_gap_sd']:.1f} SD of PEM's final estimate apart "
+            f"(the right order with probability {q['top2_order_prob']:.2f}), and neighbours of the exponential law "
+            f"differ by {1 - math.exp(-scale):.0%}: at small k one swap costs 1/k of F1 "
+            f"(F1 {q['f1_mean']:.2f} at k = 1)")
+
+
+def _m_small_k(protocol: str):
+    """``protocol``'s F1 at k = 1 against k = 2, per data set (Figure 6)."""
+    def measure(store):
+        df = eval_points(store, NAMES["k"])
+        require(df["k"], [1, 2], "k")
+        df = df[(df["protocol"] == protocol) & (df["metric"] == "f1")]
+        rows = [{"point": f"{ds}, {protocol}: F1 at k = 1 against k = 2", "a": grp.loc[1, "mean"],
+                 "se_a": grp.loc[1, "se"], "b": grp.loc[2, "mean"], "se_b": grp.loc[2, "se"]}
+                for ds, grp in ((ds, grp.set_index("k")) for ds, grp in df.groupby("dataset", sort=False))]
+        return Measurement(pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"]),
+                           f"{protocol}'s F1 at k = 1: " + ", ".join(
+                               f"{ds} {grp.set_index('k').loc[1, 'mean']:.2f}"
+                               for ds, grp in df.groupby("dataset", sort=False)))
+    return measure
+
+
+def _m_prefix_mass(store):
+    t = prefix_ranks(_anomalies(store))
+    t = t[t["protocol"] == "PEM"]
+    if t.empty:
+        raise MissingInput(f"{CHAPTER}/anomalies has no PEM rows")
+    return pd.DataFrame({"point": [f"{r.dataset}, k = {int(r.k)}, round 1 ({r.anomaly})" for r in t.itertuples()],
+                         "a": t["capacity"].to_numpy(float), "se_a": 0.0, "b": t["rank"].to_numpy(float), "se_b": 0.0})
+
+
+_SETTING = {"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
+_ALL = tuple(STAND_INS)
+_EPS: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"])
+_K: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["k"])
+_BOTH = (f"figure:{NAMES['epsilon']}", f"figure:{NAMES['k']}")
+_BEST = r"It is clear that \itergroup performs best among all three protocols."
+_FALLS = r"utility scores decrease with $k$"
+_URL_NUMBER = "A number on the URL data: the stand-in can only be compared qualitatively."
+_PART = "SPM and MCM with 10 % of the users for the final test (section 6.2.4), at the ε and k the text quotes"
+_URL_B = "the URL stand-in's binomial calibration (Zipf exponent 1.334, one random 5-minute slot of the month)"
+
+
+def _re(reading: str, anchor: str, measure, tag: str = "", **levels):  # the claim under another reading
+    return (Alternative(reading, anchor, under(measure, CHAPTER, tag, **levels)),)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(id="fig5-pem-best", section="6.2.1", ref="Figure 5", quote=_BEST, paper="PEM best on every data set",
+          tested="PEM against the best of MCM and SPM at each (data set, metric, ε)",
+          measure=_m_pem_best(NAMES["epsilon"], "epsilon"), rule=R.OrderingHolds(what="PEM at least the best other"),
+          stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
+          setting={"k_fixed": 16, **_SETTING}, **_EPS,
+          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["epsilon"], "epsilon"), "partition")),
+    Claim(id="fig56-aol-pem-best", section="6.2.1", ref="Figure 5(b, e), 6(b, e)", quote=_BEST, paper="PEM best on AOL",
+          tested="PEM against the best other on AOL, every ε (k = 16) and k (ε = 2), F1 and NCR", measure=_m_aol_best,
+          rule=R.OrderingHolds(what="PEM at least the best other"), inputs=_BOTH, stand_in=("mcm", "spm"),
+          interpretation=(Readings.AOL, Readings.SPM, Readings.MCM), setting={"k_fixed": 16, "eps_fixed": 2.0},
+          part_of="fig5-pem-best", alternatives=_re(_PART, Readings.SPM, _m_aol_best, "partition"), **_EPS),
+    Claim(id="fig5-more-with-eps", section="6.2.1", ref="Figure 5",
+          quote=r"When $\epsilon$ increases, the number of heavy hitters that can be identified will increase.",
+          paper="more heavy hitters at larger ε", tested="mean F1 (k fixed) against ε, per data set and protocol",
+          measure=_m_more_with_eps, rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
+          setting={"k_fixed": 16, **_SETTING}, **_EPS, alternatives=_re(
+              "the budgets the text quotes only (ε = 0.9, 1.2, 2, 4)", Readings.GRIDS, _m_more_with_eps,
+              epsilon=(0.9, 1.2, 2.0, 4.0))),
+    Claim(id="fig5-lead-grows-with-eps", section="6.2.1", ref="Figure 5",
+          quote=r"The improvement is more significant when $\epsilon$ is larger.", paper="PEM's lead grows with ε",
+          tested="PEM's F1 minus the best other's, per data set, against ε", measure=_m_lead_grows,
+          rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
+          setting={"k_fixed": 16, **_SETTING}, cause=Cause("bound", _c_lead),
+          alternatives=(Alternative("an ε grid that ends at 4, the largest budget the text quotes", Readings.GRIDS,
+                                    lambda store: _m_lead_grows(store, upto=4.0)),), **_EPS),
+    Claim(id="fig5-url-eps4-pem", section="6.2.1", ref="Figure 5(a)",
+          quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,", paper="PEM F1 = 0.9 on URL at ε = 4",
+          tested="PEM's mean F1 on the URL stand-in at ε = 4",
+          measure=_m_url_eps4_pem, rule=R.WithinTolerance(V.F1_TOL, "an F1 the text quotes"), stand_in=("url",),
+          stand_in_decides=False, interpretation=(Readings.URL,), setting={"epsilons": (4.0,), "k_fixed": 16},
+          note=_URL_NUMBER, alternatives=_re(_URL_B, Readings.URL, _m_url_eps4_pem, "url-binomial"), **_EPS),
+    Claim(id="fig5-url-eps4-others", section="6.2.1", ref="Figure 5(a)",
+          quote=r"on the other hand, \hash and \spm can only identify two.", paper="MCM and SPM find two URLs at ε = 4",
+          tested="F1 × 16 of MCM and SPM on the URL stand-in at ε = 4", measure=_m_url_eps4_others,
+          rule=R.WithinTolerance(V.printed_tolerance("2"), "half a unit of 'two'"), stand_in=_ALL,
+          stand_in_decides=False, interpretation=(Readings.URL, Readings.SPM, Readings.MCM),
+          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, part_of="fig5-url-eps4-pem", **_EPS,
+          alternatives=_re(_PART, Readings.SPM, _m_url_eps4_others, "partition")),
+    Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6", paper="PEM outperforms MCM and SPM",
+          quote=r"Similarly, we can see that \itergroup outperforms \hash and \spm.",
+          tested="PEM against the best of MCM and SPM at each (data set, metric, k)",
+          measure=_m_pem_best(NAMES["k"], "k"), rule=R.OrderingHolds(what="PEM at least the best other"),
+          stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
+          setting={"eps_fixed": 2.0, **_SETTING}, **_K,
+          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["k"], "k"), "partition")),
+    Claim(id="fig6-f1-ncr-correlated", section="6.2.2", ref="Figures 5, 6",
+          quote=r"Note the correlation between \fone and \ncr is close:", paper="F1 and NCR closely correlated",
+          tested="Pearson r of mean F1 and mean NCR over all points of Figures 5 and 6", measure=_m_f1_ncr_corr,
+          rule=R.WithinTolerance(V.CLOSE_CORRELATION, "a close correlation"), inputs=_BOTH, stand_in=_ALL,
+          interpretation=("metrics-section-421-section-626",), **_K,
+          alternatives=(Alternative("Spearman's rank correlation, not Pearson's", "metrics-section-421-section-626",
+                                    lambda store: _m_f1_ncr_corr(store, "spearman")),)),
+    Claim(id="fig6-better-f1-better-ncr", section="6.2.2", ref="Figures 5, 6",
+          quote=r"a protocol with better \fone score will also have a better \ncr score.",
+          paper="better F1 implies better NCR",
+          tested="for every pair of methods whose F1 differs beyond noise at a point, the NCR of the F1-better one "
+                 "against the other's", measure=_m_f1_ncr_order,
+          rule=R.OrderingHolds(floor=None, ceiling=None, what="the F1-better method's NCR at least the other's"),
+          inputs=_BOTH, stand_in=_ALL, part_of="fig6-f1-ncr-correlated", **_K),
+    Claim(id="fig6-decrease-with-k", section="6.2.2", ref="Figure 6",
+          quote=r"For most of the cases, utility scores decrease with $k$,", paper="utility falls with k in most cases",
+          tested="mean F1 against k, per data set and protocol", measure=_m_decrease_with_k(),
+          rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS, Readings.CASES),
+          setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k), **_K,
+          alternatives=(Alternative("'cases' as the steps from one k to the next, not whole series", Readings.CASES,
+                                    _m_steps,
+                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),)),
+    Claim(id="fig6-syn-full-utility", section="6.2.2", ref="Figure 6(c)",
+          quote=r"In the synthetic dataset, \itergroup achieves almost full utility for up to $k=30$.",
+          paper="F1 ≈ 1 up to k = 30", tested="PEM's mean F1 on the synthetic set at every k ≤ 30",
+          measure=_m_syn_full_k30, rule=R.WithinTolerance(V.ALMOST_FULL, "almost full utility"),
+          interpretation=(Readings.SYNTHETIC, Readings.GRIDS), setting={"ks": (30,), "eps_fixed": 2.0, **_SETTING},
+          cause=Cause("near-tie", _c_top_two), **_K, alternatives=_re(
+              "the synthetic set cut at RAPPOR's 100 values", Readings.SYNTHETIC, _m_syn_full_k30, "exp-100")),
+    Claim(id="fig6-spm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
+          paper="utility falls with k (so it is highest at k = 1)",
+          tested="SPM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("SPM"),
+          rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
+          stand_in=("spm", "url"), interpretation=(Readings.SPM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
+          note="With k = 1 SPM keeps one pattern per segment, the most frequent over all users, which on text data "
+               "is rarely the top value's.", part_of="fig6-decrease-with-k", decides=False,
+          cause=Cause("genuine", lambda store: _anomaly(store, "SPM")), **_K,
+          alternatives=_re(_PART, Readings.SPM, _m_small_k("SPM"), "partition")),
+    Claim(id="fig6-mcm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
+          paper="utility falls with k (so it is highest at k = 1), for MCM with its k^1.5 channels (section 6.1)",
+          tested="MCM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("MCM"),
+          rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
+          stand_in=("mcm", "url"), interpretation=(Readings.MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
+          note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, which holds "
+               "every value; the per-block majority mixes patterns of different values.",
+          part_of="fig6-decrease-with-k", decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")),
+          alternatives=_re(_PART, Readings.MCM, _m_small_k("MCM"), "partition"), **_K),
+    Claim(id="s423-prefix-mass", section="4.2.3", ref="eq. (5), assumption",
+          quote=r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
+          paper="the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
+          tested="rank of each true top-k value's prefix in the true prefix tally against |C_i|, per round (the "
+                 "anomalies of Figures 5 and 6)", measure=_m_prefix_mass,
+          rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
+          inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,), reading=True,
+          cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
+          note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's "
+               "frequency is the sum over every value that shares it; on the URL stand-in and AOL other values lift a "
+               "non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
+          alternatives=_re(_URL_B, Readings.URL, _m_prefix_mass, "url-binomial"), **_K),
+    Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, paper="utility falls with k",
+          tested="PEM's mean F1 on the URL stand-in against k", measure=_m_decrease_with_k(["PEM"], ["URL"]),
+          rule=R.Monotone("decreasing"), stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0},
+          part_of="fig6-decrease-with-k", decides=False, cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
+          note="PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
+               "the 4th URL's 15-bit prefix ranks 5th in the true prefix tally, so C_1 never holds it "
+               "(prefix mass, row s423-prefix-mass).", **_K,
+          alternatives=_re(_URL_B, Readings.URL, _m_decrease_with_k(["PEM"], ["URL"]), "url-binomial")),
+)
