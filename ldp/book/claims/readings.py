@@ -1,4 +1,12 @@
-"""TODO docstring."""
+"""Results under another reading of what the paper leaves open (reading sensitivity).
+
+A claim's :class:`~ldp.book.claims.Alternative` decides it again under another reading that
+``book/interpretation.md`` documents.  Where that reading needs other runs, the chapter saves them
+beside its own as the table ``<name>--<tag>`` (``name`` the figure or table they redo, ``tag`` the
+reading); :class:`Reading` shows a :class:`~ldp.book.claims.ResultStore` as that reading gives
+it, and :func:`under` makes a claim's own measure read such a view.  No number is changed by hand:
+a view only swaps in the saved rows of the other reading and keeps the levels they were run at.
+"""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
