@@ -59,10 +59,10 @@ def test_every_claim_has_a_command_and_a_time(appendix, markdown, latex):
     assert A.missing(latex, REGISTRY) == {}
     for claim, entry in zip(REGISTRY.claims, appendix.claims):
         assert entry.rule == claim.rule.describe()  # the tolerance is the claim's stated rule
-        assert entry.ours == claim.ours
+        assert entry.ours == (claim.kind == "ours")
     # the paper's claims and ours, each marked
-    assert markdown.count(" (ours):") == sum(c.ours for c in REGISTRY.claims)
-    assert markdown.count(" (paper):") == sum(not c.ours for c in REGISTRY.claims)
+    assert markdown.count(" (ours):") == sum(c.kind == "ours" for c in REGISTRY.claims)
+    assert markdown.count(" (paper):") == sum(c.kind != "ours" for c in REGISTRY.claims)
 
 
 def test_times_and_machine_come_from_the_manifest(appendix, markdown):
@@ -83,8 +83,8 @@ def test_times_and_machine_come_from_the_manifest(appendix, markdown):
 
 
 def test_missing_names_what_is_absent(built, markdown, tmp_path):
-    extra = dataclasses.replace(REGISTRY.claims[0], id="extra-claim")
-    assert A.missing(markdown, Registry(claims=(*REGISTRY.claims, extra))) == {"extra-claim": "absent"}
+    extra = dataclasses.replace(REGISTRY.claims[0], id="extra-claim", parts=(), details=())
+    assert A.missing(markdown, Registry(sentences=(*REGISTRY.sentences, extra))) == {"extra-claim": "absent"}
     first = REGISTRY.claims[0].id
     cut = markdown.replace(".venv/bin/python -m ldp rerun 01`", "`")
     assert A.missing(cut, REGISTRY)[first] == "no command"

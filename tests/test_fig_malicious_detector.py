@@ -3,9 +3,9 @@ claims on its tables."""
 import numpy as np
 import pandas as pd
 
+from ldp.book.chapters import REGISTRY
 from ldp.book.chapters.c09_malicious_users import malicious_detector as F
 from ldp.book.chapters.c09_malicious_users.compute import CHAPTER
-from ldp.book.claims.store import EXTRA_TABLES
 
 from figtools import decide, page_ready, store_with
 
@@ -35,7 +35,7 @@ def runs(fpr=2e-4):
 def test_claims_read_the_chapters_tables(tmp_path):
     done = pd.DataFrame({"kind": ["MGA", "input"], "fraction": 0.015, "runs": 4, "planted": [4, 1]})
     for name, table in (("detector-runs", runs()), ("done-when", done)):
-        assert set(EXTRA_TABLES[CHAPTER][name][0]) <= set(table.columns)
+        assert set(REGISTRY.tables[CHAPTER][name][0]) <= set(table.columns)
     store = store_with(tmp_path, tables={(CHAPTER, "detector-runs"): runs(), (CHAPTER, "done-when"): done})
     assert decide("malicious-detector-fpr", store)["verdict"] == "reproduced"
     assert decide("malicious-done-when", store)["verdict"] == "reproduced"

@@ -6,8 +6,9 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
+from ldp.book.chapters import REGISTRY
 from ldp.book.chapters.c01_frequency_oracles import oracle_examples as F
-from ldp.book.claims.store import EXTRA_TABLES, ResultStore
+from ldp.book.claims.store import ResultStore
 
 from builds import require
 from figtools import decide, store_with
@@ -15,7 +16,7 @@ from figtools import decide, store_with
 
 def test_frame_matches_exact_arithmetic():
     ex = F.frame()
-    assert list(ex.columns) == list(EXTRA_TABLES[F.CHAPTER][F.NAME][0])
+    assert list(ex.columns) == list(REGISTRY.tables[F.CHAPTER][F.NAME][0])
     value = dict(zip(ex.quantity, ex.value))
     assert value["grr_p_eps_ln49_d65536"] == pytest.approx(float(Fraction(49, 65584)), rel=1e-12)
     assert value["grr_var_per_n_eps_ln49_d65536"] == pytest.approx(float(Fraction(65583, 2304)), rel=1e-12)

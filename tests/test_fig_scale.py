@@ -70,7 +70,7 @@ def test_claims(tmp_path):
                                           P.NAME: P.frame(price_summary())},
                        parameters={F.CHAPTER: {"n_price": 1_000_000, "epsilons": EPS, "price_pools": [4096]}})
     ids = [c.id for c in F.CLAIMS + P.CLAIMS]
-    assert all(c.ours for c in F.CLAIMS + P.CLAIMS)
+    assert all(c.kind == "ours" for c in F.CLAIMS + P.CLAIMS)
     assert {i: decide(i, store)["verdict"] for i in ids} == dict.fromkeys(ids, "reproduced")
     bad = store_with(tmp_path / "bad", figures={F.NAME: F.frame(bench_rows(peak_olh=5000.0,
                                                                                            flh_seconds=75.0)),

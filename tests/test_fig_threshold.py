@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ldp.book.chapters import REGISTRY
 from ldp.book.chapters.c07_evaluation_more import threshold as F
-from ldp.book.claims.store import EXTRA_TABLES, ResultStore
+from ldp.book.claims.store import ResultStore
 
 from builds import require
 from figtools import bar_ranges, decide, page_ready, store_with, titles
@@ -50,7 +51,7 @@ def test_draw():
 def test_release_frame():
     s7a, s7bc = summaries()
     table = F.release_frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))
-    assert tuple(table.columns) == EXTRA_TABLES[F.CHAPTER]["threshold-release"][0]
+    assert tuple(table.columns) == REGISTRY.tables[F.CHAPTER]["threshold-release"][0]
     assert len(table) == len(s7a) + len(s7bc) and (table["true_count"] == 16).all()
     assert np.isclose(table["released_mean"].sum(), s7a["n_found_mean"].sum() + s7bc["n_found_mean"].sum())
     s7bc.loc[0, "n_true_std"] = 1.0  # the runs of a point disagree on the truth: not one shared data set
@@ -81,5 +82,5 @@ def test_release_table_saved_by_the_quick_build():
     store = ResultStore.for_build("quick")
     require(store.figure_path(F.NAME))
     table = store.load(F.CHAPTER, "threshold-release")
-    assert tuple(table.columns) == EXTRA_TABLES[F.CHAPTER]["threshold-release"][0] and len(table) > 0
+    assert tuple(table.columns) == REGISTRY.tables[F.CHAPTER]["threshold-release"][0] and len(table) > 0
     assert not table.isna().any().any()

@@ -12,7 +12,6 @@ from ldp.book import chapters as figures
 from ldp.book.chapters import CLAIMS, REGISTRY
 from ldp.book.claims import claim as C
 from ldp.book.claims import rules as R
-from ldp.book.claims.store import EXTRA_TABLES
 from ldp.book.rerun import notebook_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,18 +51,28 @@ def test_registry_size_and_unique_ids():
     with pytest.raises(KeyError, match="no claim"):
         REGISTRY.get("fig99-nothing")
     with pytest.raises(ValueError, match="share an id"):
-        C.Registry(claims=(CLAIMS[0], CLAIMS[0]))
+        C.Registry(sentences=(CLAIMS[0], CLAIMS[0]))
 
 
 def test_claims_are_frozen_and_built_by_keyword():
     claim = CLAIMS[0]
     with pytest.raises(TypeError):
-        C.Claim(claim.id, claim.section, claim.ref, claim.quote, claim.paper, claim.tested, claim.measure,  # type: ignore[misc]
-                claim.rule, claim.chapter)
+        C.Claim(claim.id, claim.section, claim.ref, claim.quote, claim.says, claim.test)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        C.Test(claim.test.what, claim.test.measure, claim.rule, claim.chapter)  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         claim.id = "x"  # type: ignore[misc]
-    if claim.figure:
-        assert claim.inputs == (f"figure:{claim.figure}",)  # the figure's CSV unless told otherwise
+    test = dataclasses.replace(claim.test, reads=None)
+    if test.figure:
+        assert test.inputs == (f"figure:{test.figure}",)  # the figure's CSV unless told otherwise
+    assert dataclasses.replace(test, reads=("06_evaluation/anomalies",)).inputs == ("table:06_evaluation/anomalies",)
+
+
+def test_the_records_are_small():
+    """A claim and its test are each read at a glance: about ten fields, no flags tying rows together."""
+    assert len(dataclasses.fields(C.Claim)) <= 10 and len(dataclasses.fields(C.Test)) <= 10
+    for name in ("part_of", "decides", "ours", "reading", "stand_in_decides"):
+        assert name not in {f.name for f in dataclasses.fields(C.Claim) + dataclasses.fields(C.Test)}
 
 
 def test_every_figure_module_follows_the_pattern():
@@ -74,8 +83,10 @@ def test_every_figure_module_follows_the_pattern():
         if any(n.startswith("fig-") for n in names):
             assert callable(module.draw), module.__name__
         own = {f"figure:{n}" for n in names} | {f"table:{t}" for t in module.ENGINES}
-        for claim in getattr(module, "CLAIMS", ()):
-            assert set(claim.inputs) <= own, (module.__name__, claim.id, claim.inputs)
+        for sentence in getattr(module, "CLAIMS", ()):
+            for claim in sentence.every():
+                if claim.chapter == sentence.chapter:  # a part another chapter measures reads that chapter's
+                    assert set(claim.test.inputs) <= own, (module.__name__, claim.id, claim.test.inputs)
 
 
 def test_the_rows_readers_asked_for_are_in_the_registry():
@@ -109,86 +120,81 @@ def test_quote_is_well_formed(claim):
 @pytest.mark.parametrize("claim", CLAIMS, ids=IDS)
 def test_entry_is_complete(claim):
     assert re.fullmatch(r"[2-7](\.\d){0,2}|Appendix", claim.section), claim.section
-    if claim.ours:  # ours: after PEM (chapter 08), malicious users (09), PEM at scale (10), said so in the ref
+    if claim.kind == "ours":  # ours: after PEM (08), malicious users (09), PEM at scale (10), said so in the ref
         assert claim.chapter in ("08_after_pem", "09_malicious_users", "10_scale") and "ours" in claim.ref
     for m in re.finditer(r"Figures? ([\d, ]+)", claim.ref):  # the paper's numbering: Figures 1 to 9
         assert all(1 <= int(n) <= 9 for n in re.findall(r"\d+", m.group(1)))
-    assert claim.paper and claim.tested
-    assert callable(claim.measure)
+    assert claim.says and claim.test.what
+    assert callable(claim.test.measure)
     assert isinstance(claim.rule, R.Rule) and claim.rule.describe()
     assert (NOTEBOOKS / f"{claim.chapter}.ipynb").is_file()
     if claim.figure:
         assert claim.figure in figure_labels(claim.chapter), f"{claim.figure} is not a figure of {claim.chapter}"
         assert claim.figure in TITLES and claim.figure in REGISTRY.engines
-    for item in claim.inputs:
+    for item in claim.test.inputs:
         kind, _, name = item.partition(":")
         if kind == "figure":
             assert name in TITLES, item
         else:
             assert kind == "table", item
             chapter, _, table = name.partition("/")
-            assert table in EXTRA_TABLES[chapter], item
-    assert set(claim.stand_in) <= set(C.STAND_INS)
-    if not claim.stand_in_decides:
-        assert claim.stand_in, "only a stand-in can be unable to decide"
+            assert table in REGISTRY.tables[chapter], item
+    assert set(claim.test.stand_ins) <= set(C.STAND_INS)
 
 
-@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.interpretation], ids=lambda c: c.id)
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.test.readings], ids=lambda c: c.id)
 def test_interpretation_links_point_at_headings(claim):
     anchors = heading_anchors(ROOT / "book" / "interpretation.md")
-    for anchor in claim.interpretation:
+    for anchor in claim.test.readings:
         assert anchor in anchors, f"{anchor} is not a heading of book/interpretation.md"
 
 
-@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.alternatives], ids=lambda c: c.id)
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.test.other_readings], ids=lambda c: c.id)
 def test_every_alternative_reading_is_documented(claim):
     anchors = heading_anchors(ROOT / "book" / "interpretation.md")
-    for alt in claim.alternatives:
+    for alt in claim.test.other_readings:
         assert alt.anchor in anchors and len(alt.reading) > 20, (claim.id, alt.anchor)
 
 
 def test_every_claim_on_a_reading_is_decided_under_another():
-    # issue 21: "reading-sensitivity verdicts are shown for every claim that rests on a reading"
-    bare = [c.id for c in CLAIMS if c.interpretation and not c.alternatives]
+    # reading-sensitivity verdicts are shown for every claim that rests on a reading
+    bare = [c.id for c in CLAIMS if c.test.readings and not c.test.other_readings]
     assert not bare, f"claims citing a reading with no Alternative to decide them under: {bare}"
-    assert sum(bool(c.alternatives) for c in CLAIMS) >= 60
+    assert sum(bool(c.test.other_readings) for c in CLAIMS) >= 60
 
 
 def test_a_sentence_is_counted_once():
-    """The parts of one sentence name its first claim; two rows never quote the same words; readings apart."""
-    rows: dict[str, list] = {}
-    for c in CLAIMS:
-        rows.setdefault(c.part_of or c.id, []).append(c)
-        if c.part_of:
-            lead = REGISTRY.get(c.part_of)
-            assert not lead.part_of and (lead.ours, lead.reading) == (c.ours, c.reading), c.id
-    quotes = {sid: [C.display_quote(c.quote) for c in parts] for sid, parts in rows.items()
-              if not parts[0].ours}  # our claims quote our own bar, not the paper
+    """A sentence holds its parts; two sentences never quote the same words; a part is of its sentence's kind."""
+    quotes = {s.id: [C.display_quote(c.quote) for c in s.every()] for s in REGISTRY.sentences
+              if s.kind != "ours"}  # our claims quote our own bar, not the paper
     for a, qa in quotes.items():
         for b, qb in quotes.items():
             if a < b:
                 assert not any(x in y or y in x for x in qa for y in qb), (a, b)
-    decrease = {c.id for c in rows["fig6-decrease-with-k"]}
-    assert {"fig6-spm-small-k", "fig6-mcm-small-k", "fig6-url-pem-k"} < decrease
-    assert not any(REGISTRY.get(i).decides for i in decrease - {"fig6-decrease-with-k"})  # details of 'most cases'
+    decrease = REGISTRY.get("fig6-decrease-with-k")
+    assert {"fig6-spm-small-k", "fig6-mcm-small-k", "fig6-url-pem-k"} == {c.id for c in decrease.details}
+    assert not any(REGISTRY.decides(c.id) for c in decrease.details)  # details of 'most cases'
+    assert all(REGISTRY.sentence_of(c.id) is decrease for c in decrease.every())
     assert "k^{1.5}" not in REGISTRY.get("fig6-mcm-small-k").quote  # the sentence its rule tests
-    assert REGISTRY.get("fig7b-theta-0005").part_of == "fig7bc-pem-better" and REGISTRY.get("fig7bc-pem-better").reading
-    assert REGISTRY.get("s423-prefix-mass").reading  # an assumption of the analysis, not a result
-    with pytest.raises(ValueError, match="part_of"):  # a part of a part
-        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[2].id),
-                           dataclasses.replace(CLAIMS[2], part_of=CLAIMS[3].id)))
-    with pytest.raises(ValueError, match="part_of"):
-        C.Registry(claims=(dataclasses.replace(CLAIMS[1], part_of=CLAIMS[1].id),))
-    assert C.Registry(claims=(REGISTRY.get("fig7b-theta-0005"),))  # a rerun's registry may hold a part alone
-    assert all(REGISTRY.get(c.part_of) for c in CLAIMS if c.part_of)  # the book's names every first claim
+    assert REGISTRY.sentence_of("fig7b-theta-0005").id == "fig7bc-pem-better"
+    assert REGISTRY.get("fig7bc-pem-better").kind == "reading"
+    assert REGISTRY.get("s423-prefix-mass").kind == "reading"  # an assumption of the analysis, not a result
+    part = REGISTRY.get("fig56-aol-pem-best")
+    with pytest.raises(ValueError, match="parts of their own"):  # a part of a part
+        dataclasses.replace(CLAIMS[0], parts=(dataclasses.replace(part, parts=(CLAIMS[3],)),))
+    with pytest.raises(ValueError, match="kind"):  # a part is of its sentence's kind
+        C.Registry(sentences=(dataclasses.replace(REGISTRY.get("fig7bc-pem-better"), kind="paper"),))
+    assert C.Registry(sentences=(REGISTRY.get("fig7b-theta-0005"),))  # a rerun's registry may hold a part alone
     with pytest.raises(ValueError, match="cause kind"):
-        dataclasses.replace(CLAIMS[0], cause=C.Cause("a typo", str))
+        dataclasses.replace(CLAIMS[0].test, cause=C.Cause("a typo", str))
+    with pytest.raises(ValueError, match="kind"):
+        dataclasses.replace(CLAIMS[0], kind="mine")
 
 
-@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.setting], ids=lambda c: c.id)
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.test.setting], ids=lambda c: c.id)
 def test_setting_names_are_parameters_of_the_chapter(claim):
     params = notebook_parameters(NOTEBOOKS / f"{claim.chapter}.ipynb")
-    for name, value in claim.setting.items():
+    for name, value in claim.test.setting.items():
         assert name in params, f"{claim.chapter} has no parameter {name}"
         default = params[name].default
         if isinstance(value, tuple):  # the paper's setting is in the chapter's default list
@@ -198,10 +204,10 @@ def test_setting_names_are_parameters_of_the_chapter(claim):
 
 
 def test_ours_are_marked_and_chapter_08s_rows_exist():
-    ours = {c.id for c in CLAIMS if c.ours}
+    ours = {c.id for c in CLAIMS if c.kind == "ours"}
     assert {"ours-pem-beats-successors-eps", "ours-pem-beats-successors-k", "ours-pem-beats-sfp",
             "ours-successors-f1-08", "ours-treehist-fewer-groups"} <= ours
-    assert not REGISTRY.get("s7-treehist-poor").ours  # the paper's own sentence about TreeHist
+    assert REGISTRY.get("s7-treehist-poor").kind == "paper"  # the paper's own sentence about TreeHist
     assert all(REGISTRY.get(i).section == "7" for i in ours)
     ids = [c.id for c in CLAIMS]
     assert ids.index("ours-pem-beats-sfp") > ids.index("fig8c-assumption-similar")  # after the paper's claims
@@ -221,8 +227,8 @@ def test_figure_numbers_come_from_the_books_list():
 
 def test_extra_tables_are_few_and_documented():
     # a claim reads its figure's frame; a chapter saves at most two tables beside its figures
-    assert all(len(t) <= 2 for t in EXTRA_TABLES.values()), {c: list(t) for c, t in EXTRA_TABLES.items()}
-    for chapter, tables in EXTRA_TABLES.items():
+    assert all(len(t) <= 2 for t in REGISTRY.tables.values()), {c: list(t) for c, t in REGISTRY.tables.items()}
+    for chapter, tables in REGISTRY.tables.items():
         assert (NOTEBOOKS / f"{chapter}.ipynb").is_file()
         for columns, meaning in tables.values():
             assert columns and meaning

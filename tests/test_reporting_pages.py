@@ -6,6 +6,7 @@ Unit tests on small fake result stores (written here) and on the paper-scale fix
 ldp.book.report.write_book_report), in quick and in full mode, and what a rerun writes into
 its folder.
 """
+import dataclasses
 import json
 import re
 import shutil
@@ -55,7 +56,7 @@ def rows_of(page: str) -> list[str]:
 @pytest.mark.parametrize("pem_ahead, verdict", [(True, V.REPRODUCED), (False, V.NOT_REPRODUCED)])
 def test_a_small_store_decides_figure_5(tmp_path, pem_ahead, verdict):
     store = ResultStore(fake_store(tmp_path / "s", pem_ahead), mode="quick")
-    row = RP.evaluate(store, C.Registry(claims=(REGISTRY.get("fig5-pem-best"),))).iloc[0]
+    row = RP.evaluate(store, C.Registry(sentences=(REGISTRY.get("fig5-pem-best"),))).iloc[0]
     assert row["verdict"] == verdict
     assert "holds at 8 of 8 points" in row["measured"] if pem_ahead else "0 of 8" in row["measured"]
 
@@ -70,7 +71,7 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
     assert report.startswith("```{warning}\n**" + BANNER) and "not** the reproduction's verdicts" in report
     assert BANNER in (folder / "scorecard.md").read_text()
     data = json.loads((folder / "claims.json").read_text())
-    sentences = {c.part_of or c.id for c in CLAIMS}
+    sentences = {s.id for s in REGISTRY.sentences}
     assert data["mode"] == "quick" and len(data["rows"]) == len(sentences)
     assert sum(len(r["parts"]) for r in data["rows"]) == len(CLAIMS)
     assert sum(data["counts"].values()) == len([r for r in data["rows"] if r["kind"] == "paper"])
@@ -98,8 +99,8 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     folder = generated / PG.REPORT_DIR
     report = (folder / "report.md").read_text()
     assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
-    firsts = [c for c in CLAIMS if not c.part_of]  # one block per sentence: the paper's in its order, then ours
-    kind = {c.id: "ours" if c.ours else "reading" if c.reading else "paper" for c in firsts}
+    firsts = list(REGISTRY.sentences)  # one block per sentence: the paper's in its order, then ours
+    kind = {c.id: c.kind for c in firsts}
     assert rows_of(report) == [c.id for k in ("paper", "reading", "ours") for c in firsts if kind[c.id] == k]
     data = json.loads((folder / "claims.json").read_text())
     parts = {p["id"]: p for r in data["rows"] for p in r["parts"]}
@@ -264,7 +265,7 @@ def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
     for mode in ("quick", "rerun"):
         store = ResultStore(root, mode=mode)
         store.save_parameters("07_evaluation_more", params)
-        t = RP.evaluate(store, C.Registry(claims=tuple(claims))).set_index("id")
+        t = RP.evaluate(store, C.Registry(sentences=tuple(claims))).set_index("id")
         assert not t.loc["fig7b-theta-0005", "covered"]  # 0.005 is not in the grid: never decided
         row = t.loc["fig7a-pem-better"]
         if mode == "quick":
@@ -284,11 +285,12 @@ def test_thin_figure_data_never_breaks_the_report(tmp_path, name):
         shutil.copytree(FIXTURE / "tables", root / "tables")
         shutil.copytree(FIXTURE / "figures", root / "figures")
         part.to_csv(root / "figures" / f"{name}.csv", index=False)
-        readers = [c for c in CLAIMS if f"figure:{name}" in c.inputs]
-        table = RP.evaluate(ResultStore(root, mode="rerun"), C.Registry(claims=tuple(readers)))
+        readers = [c for c in CLAIMS if f"figure:{name}" in c.test.inputs]
+        alone = tuple(dataclasses.replace(c, parts=(), details=()) for c in readers)  # each claim on its own
+        table = RP.evaluate(ResultStore(root, mode="rerun"), C.Registry(sentences=alone))
         assert len(table) == len(readers) and set(table["verdict"]) <= set(V.VERDICTS), how
         if how == "empty":
-            only = [c.id for c in readers if c.inputs == (f"figure:{name}",)]
+            only = [c.id for c in readers if c.test.inputs == (f"figure:{name}",)]
             assert (table.set_index("id").loc[only, "verdict"] == V.NOT_TESTABLE).all(), how
 
 
@@ -296,7 +298,7 @@ def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
     root = shutil.copytree(FIXTURE, tmp_path / "s")
     v = pd.read_csv(root / "figures" / "fig-eval-var.csv").assign(var_count=1)  # no run found a heavy hitter 3 times
     v.to_csv(root / "figures" / "fig-eval-var.csv", index=False)
-    t = RP.evaluate(ResultStore(root), C.Registry(claims=(REGISTRY.get("fig9-complies-var-olh"),
+    t = RP.evaluate(ResultStore(root), C.Registry(sentences=(REGISTRY.get("fig9-complies-var-olh"),
                                                           REGISTRY.get("fig9-mcm-below-spm"))))
     assert (t["verdict"] == V.NOT_TESTABLE).all() and t["explanation"].str.contains("3 runs").all()
 

@@ -185,7 +185,7 @@ def test_rerun_with_other_parameters_marks_claims_not_covered(tmp_path):
     assert not t.loc["fig7a-pem-better", "covered"] and "n_users = 100000" in t.loc["fig7a-pem-better", "coverage"]
     # the same parameters in the grid itself: a store without parameters still finds the missing point
     bare = ResultStore(run / "figures", figures=run / "figures")
-    assert not RP.evaluate(bare, C.Registry(claims=(REGISTRY.get("fig7b-theta-0005"),))).iloc[0]["covered"]
+    assert not RP.evaluate(bare, C.Registry(sentences=(REGISTRY.get("fig7b-theta-0005"),))).iloc[0]["covered"]
 
 
 def test_check_setting():
@@ -205,8 +205,8 @@ def test_evaluate_rejects_a_path():
 # --------------------------------------------------------------------------- #
 def test_sentences_combine_their_parts(table):
     rows = RP.sentences(table).set_index("id")
-    assert len(rows) == len({c.part_of or c.id for c in CLAIMS}) < len(CLAIMS)
-    assert list(rows.index) == [c.id for c in CLAIMS if not c.part_of]  # in the registry's order
+    assert len(rows) == len(REGISTRY.sentences) < len(CLAIMS)
+    assert list(rows.index) == [s.id for s in REGISTRY.sentences]  # in the registry's order
     opt = rows.loc["s4-opt-rounds"]  # one sentence, four parts, one of them not reproduced
     assert opt["parts"] == ["s4-opt-rounds", "s4-opt-gamma", "s4-opt-equal-eta", "s4-opt-max-eta"]
     assert opt["verdict"] == V.PARTLY and opt["cause_class"] == "genuine" and "(13, 13, 13, 13, 8)" in opt["cause"]
@@ -249,11 +249,11 @@ def test_readings_are_decided_under_each_alternative(table):
     for claim in CLAIMS:
         for s in json.loads(by.loc[claim.id, "sensitivity"]):
             assert s["verdict"] in V.VERDICTS and s["reading"] and s["anchor"]
-        assert len(json.loads(by.loc[claim.id, "sensitivity"])) == (len(claim.alternatives) if by.loc[
+        assert len(json.loads(by.loc[claim.id, "sensitivity"])) == (len(claim.test.other_readings) if by.loc[
             claim.id, "covered"] and by.loc[claim.id, "measured"] else 0)
     rows = RP.sentences(table).set_index("id")
     flips = json.loads(rows.loc["fig6-decrease-with-k", "flips"])
-    assert flips == {REGISTRY.get("fig6-decrease-with-k").alternatives[0].reading: V.REPRODUCED}
+    assert flips == {REGISTRY.get("fig6-decrease-with-k").test.other_readings[0].reading: V.REPRODUCED}
     assert json.loads(rows.loc["fig9-complies-var-olh", "flips"])  # the exact variance of the scaled estimate
 
 

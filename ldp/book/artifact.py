@@ -210,8 +210,8 @@ def collect(registry, generated: str | Path | None = None, *, verdict_mode: str 
     for i, claim in enumerate(registry.claims, 1):
         where = _where(claim.section, claim.ref, registry.title(claim.figure) if claim.figure else "")
         verdict = evaluate_claim(claim, store)["verdict"] if store is not None else "not evaluated (no build yet)"
-        one_line = [" ".join(str(x).split()) for x in (where, claim.paper, claim.tested, claim.rule.describe())]
-        entries.append(ClaimEntry(key=f"C{i}", id=claim.id, ours=bool(claim.ours), where=one_line[0],
+        one_line = [" ".join(str(x).split()) for x in (where, claim.says, claim.test.what, claim.rule.describe())]
+        entries.append(ClaimEntry(key=f"C{i}", id=claim.id, ours=claim.kind == "ours", where=one_line[0],
                                   paper=one_line[1], tested=one_line[2], rule=one_line[3], verdict=verdict,
                                   experiment=keys[claim.chapter]))
     experiments = []

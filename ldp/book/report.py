@@ -55,7 +55,8 @@ SECTIONS = {"2": "Section 2: frequency oracles", "3": "Section 3: existing metho
             "6": "Section 6: evaluation",
             "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
 _BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "secondary"}
-_SHORT_STAND_IN = {"url": "the URL stand-in", "mcm": "our MCM (from the text)", "spm": "our SPM (from the text)"}
+_SHORT_STAND_IN = {"url": "the URL stand-in", "url-calibrated": "the URL stand-in", "mcm": "our MCM (from the text)",
+                   "spm": "our SPM (from the text)"}
 _GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
 _CARET = re.compile(r"(?<![\w.])([A-Za-z0-9.]+|\([^()]*\))\^([A-Za-z0-9.εηθγ]+)")
 

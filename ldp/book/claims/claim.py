@@ -1,8 +1,9 @@
-"""What a claim is: :class:`Claim`, the :class:`Registry` of them, the paper's numbers and quotes.
+"""What a claim is: :class:`Claim` (a sentence, with its parts) and its :class:`Test`, the :class:`Registry` of
+them, the paper's numbers and quotes.
 
-A claim (:class:`Claim`, fields documented there) is written as data beside its figure, in the figure's
-module of :mod:`ldp.book.chapters`; :data:`ldp.book.chapters.REGISTRY` collects them in the paper's order.  The paper's
-numbers are read from ``book/_ext/paper_numbers.yml`` (:func:`paper_numbers`).
+A claim is written as data beside the figure it reads, in the figure's module of :mod:`ldp.book.chapters`;
+:data:`ldp.book.chapters.REGISTRY` collects them in the book's order.  The paper's numbers are read from
+``book/_ext/paper_numbers.yml`` (:func:`paper_numbers`).
 """
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from .rules import Rule
 from .store import ResultStore
 from .verdicts import CAUSES
 
-__all__ = ["Claim", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput", "NotRun",
-           "Registry", "Readings", "STAND_INS",
+__all__ = ["Claim", "Test", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput",
+           "NotRun", "Registry", "Readings", "STAND_INS", "CANNOT_DECIDE", "KINDS", "TableDocs",
            "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
 
 
@@ -46,12 +47,18 @@ class Measurement:
     note: str = ""
 
 
-#: the data sets and methods that are not the paper's own
+#: the data sets and methods that are not the paper's own (keys a test's ``rests_on`` may name)
 STAND_INS = {
     "url": "URL data set: a calibrated stand-in (the paper's Quantcast counts were never published)",
+    "url-calibrated": "URL data set: the stand-in is calibrated to the paper's numbers, so a number measured on it "
+                      "cannot test the paper's (only a qualitative comparison can)",
     "mcm": "MCM: re-implemented from the paper's text (the authors' code has no MCM)",
     "spm": "SPM: re-implemented from the paper's text (the authors' code has no SPM)",
 }
+#: the stand-ins on which a test is decided by its rule but cannot decide the paper's claim ("not testable here")
+CANNOT_DECIDE = frozenset({"url-calibrated"})
+#: a claim's kinds: a result of the paper, our reading of a sentence (or an assumption) that states no result, ours
+KINDS = ("paper", "reading", "ours")
 
 
 @dataclass(frozen=True)
@@ -95,90 +102,142 @@ class Readings:
     SFP = "sfp"
 
 
-#: the type of a module's shared claim fields (``_FIG = dict(chapter=..., figure=...)``, given as ``**_FIG``)
+#: the type of a module's shared test fields (``_FIG = dict(chapter=..., figure=...)``, given as ``**_FIG``)
 ClaimFields = dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
+class Test:
+    """How a statement is checked: what is measured, the rule that decides it and what it rests on.
+
+    Attributes
+    ----------
+    what : str
+        What we test, in a few words ("PEM against the best of MCM and SPM at each (data set, metric, ε)").
+    measure : callable
+        ``measure(store) -> DataFrame | Measurement``: the rule's input table, read from the results a chapter
+        saved; raises :class:`~ldp.book.claims.store.MissingResult` / :class:`MissingInput` (inputs absent) or
+        :class:`NotCovered` (the run leaves out the claim's point).
+    rule : ldp.book.claims.rules.Rule
+        The decision rule with its parameters.
+    chapter : str
+        The chapter (notebook) whose results it reads.
+    figure : str or None
+        The label of the figure that shows it.
+    reads : tuple of str, optional
+        What ``measure`` reads: figure labels (``"fig-eval-vary-eps"``) and chapter tables
+        (``"06_evaluation/anomalies"``); default: ``figure``.
+    setting : mapping
+        Chapter parameters it needs: name -> value, or -> tuple of values the list must contain.
+    rests_on : tuple of str
+        What is not the paper's own: keys of :data:`STAND_INS` (stand-in data or re-implemented methods) and
+        anchors of ``book/interpretation.md`` (:class:`Readings`: our readings of what the paper leaves open).
+    cause : Cause, optional
+        What explains a verdict other than reproduced (else one is derived: a stand-in, an input missing, a
+        small sample, a tie, or the rule's own explanation as a genuine difference).
+    other_readings : tuple of Alternative
+        The test under the other readings of what it rests on (the report shows whether the verdict flips).
+    """
+
+    what: str
+    measure: Callable[[ResultStore], Any]
+    rule: Rule
+    chapter: str
+    figure: str | None = None
+    reads: tuple[str, ...] | None = None
+    setting: Mapping[str, Any] = field(default_factory=dict)
+    rests_on: tuple[str, ...] = ()
+    cause: Cause | None = None
+    other_readings: tuple[Alternative, ...] = ()
+
+    def __post_init__(self):
+        if self.reads is None:
+            object.__setattr__(self, "reads", (self.figure,) if self.figure else ())
+        if self.cause is not None and self.cause.kind not in CAUSES:
+            raise ValueError(f"test {self.what!r}: cause kind {self.cause.kind!r} must be one of {sorted(CAUSES)}")
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """``reads`` as the report names them: ``"figure:<label>"`` and ``"table:<chapter>/<name>"``."""
+        return tuple(f"table:{r}" if "/" in r else f"figure:{r}" for r in self.reads or ())
+
+    @property
+    def stand_ins(self) -> tuple[str, ...]:
+        """The keys of :data:`STAND_INS` among ``rests_on``."""
+        return tuple(r for r in self.rests_on if r in STAND_INS)
+
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """Our readings it rests on: the anchors of ``book/interpretation.md`` among ``rests_on``."""
+        return tuple(r for r in self.rests_on if r not in STAND_INS)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """One claim of the paper (or ours) and how it is decided; every field by keyword.
+    """A sentence of the paper (or of ours) and how it is decided; every field by keyword.
+
+    A sentence that says several things holds them as ``parts``: each part is a claim of its own (its quote,
+    what it says, its test), and the sentence is decided from its own test and its parts'
+    (:func:`ldp.book.claims.verdicts.combine`).  ``details`` are parts shown with their own verdict that do
+    not decide the sentence: the exceptions a qualifier such as "in most cases" allows.
 
     Attributes
     ----------
     id, section, ref : str
-        Stable identifier (``"fig5-pem-best"``), the paper's section (``"6.2.1"``,
-        ``"Appendix"``) and the figure, equation or statement as the paper numbers it.
+        Stable identifier (``"fig5-pem-best"``), the paper's section (``"6.2.1"``, ``"Appendix"``) and the
+        figure, equation or statement as the paper numbers it.
     quote : str
         A short verbatim quote of the paper's LaTeX source.
-    paper, tested : str
-        What the paper says and what we test, in a few words.
-    measure : callable
-        ``measure(store) -> DataFrame | Measurement``; raises
-        :class:`~ldp.book.claims.store.MissingResult` / :class:`MissingInput`
-        (inputs absent) or :class:`NotCovered` (the run leaves out the claim's point).
-    rule : ldp.book.claims.rules.Rule
-        The decision rule with its parameters.
-    chapter : str
-        The chapter (notebook) that measures it.
-    figure : str or None
-        The label of the figure that shows it.
-    inputs : tuple of str, optional
-        ``"figure:NAME"`` and ``"table:CHAPTER/NAME"`` it reads; default ``("figure:<figure>",)``.
-    stand_in, stand_in_decides, interpretation
-        Keys of :data:`STAND_INS` it rests on; ``False`` when the stand-in cannot
-        decide it (the verdict is then "not testable here"); anchors of
-        ``book/interpretation.md`` (:class:`Readings`).
-    setting : mapping
-        Chapter parameters the claim needs: name -> value, or -> tuple of values the list must contain.
+    says : str
+        What the paper says, in a few words.
+    test : Test
+        How it is checked.
+    kind : str
+        ``"paper"`` (a result of the paper), ``"reading"`` (our reading of a sentence, or an assumption, that
+        states no result: listed apart, never among the largest differences) or ``"ours"`` (a claim of ours).
     note : str
         A remark shown with the claim.
-    ours : bool
-        A claim of ours (after PEM), not the paper's.
-    reading : bool
-        Our reading of a sentence (or an assumption) that states no result: listed apart from the
-        paper's claims, never among the largest differences.
-    part_of, decides
-        The id of the sentence's first claim when this one tests another part of the same sentence
-        (the report counts the sentence once, :func:`ldp.book.claims.verdicts.combine`); ``decides=False``
-        for a detail that shows an exception the sentence allows ("in most cases").
-    cause : Cause, optional
-        What explains a verdict other than reproduced (else one is derived: a stand-in, an input
-        missing, a small sample, or the rule's own explanation as a genuine difference).
-    alternatives : tuple of Alternative
-        The claim under the other readings of what it rests on (the report shows whether the verdict flips).
+    parts, details : tuple of Claim
+        The sentence's other parts, and its details (see above); a part has neither.
     """
 
     id: str
     section: str
     ref: str
     quote: str
-    paper: str
-    tested: str
-    measure: Callable[[ResultStore], Any]
-    rule: Rule
-    chapter: str
-    figure: str | None = None
-    inputs: tuple[str, ...] | None = None
-    stand_in: tuple[str, ...] = ()
-    stand_in_decides: bool = True
-    interpretation: tuple[str, ...] = ()
-    setting: Mapping[str, Any] = field(default_factory=dict)
+    says: str
+    test: Test
+    kind: str = "paper"
     note: str = ""
-    ours: bool = False
-    reading: bool = False
-    part_of: str = ""
-    decides: bool = True
-    cause: Cause | None = None
-    alternatives: tuple[Alternative, ...] = ()
+    parts: tuple[Claim, ...] = ()
+    details: tuple[Claim, ...] = ()
 
     def __post_init__(self):
-        if self.cause is not None and self.cause.kind not in CAUSES:
-            raise ValueError(f"claim {self.id}: cause kind {self.cause.kind!r} must be one of {sorted(CAUSES)}")
-        if self.inputs is None:
-            object.__setattr__(self, "inputs", (f"figure:{self.figure}",) if self.figure else ())
-        unknown = set(self.stand_in) - set(STAND_INS)
-        if unknown:
-            raise ValueError(f"claim {self.id}: stand_in {sorted(unknown)} must be among {sorted(STAND_INS)}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind={self.kind!r} must be one of {KINDS}")
+        nested = [c.id for c in (*self.parts, *self.details) if c.parts or c.details]
+        if nested:
+            raise ValueError(f"claim {self.id}: its parts {nested} have parts of their own (a part has none)")
+
+    # the test's facts the report and the chapters read, by the names they read them
+    @property
+    def chapter(self) -> str:
+        """The chapter whose results the claim reads (its test's)."""
+        return self.test.chapter
+
+    @property
+    def figure(self) -> str | None:
+        """The label of the figure that shows it (its test's)."""
+        return self.test.figure
+
+    @property
+    def rule(self) -> Rule:
+        """Its test's decision rule."""
+        return self.test.rule
+
+    def every(self) -> tuple[Claim, ...]:
+        """The claim, its parts and its details, in that order."""
+        return (self, *self.parts, *self.details)
 
 
 #: where the book lists the paper's numbers (figures, equations, statements, sections)
@@ -250,44 +309,65 @@ def display_quote(quote: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+#: the type of :attr:`Registry.tables`: chapter -> table name -> (its columns, what it holds)
+TableDocs = Mapping[str, Mapping[str, tuple[tuple[str, ...], str]]]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Registry:
     """The claims and what the report says about the results they read.
 
     Attributes
     ----------
+    sentences : tuple of Claim
+        The sentences, in the order the report lists them (the paper's, then ours); each holds its parts.
     claims : tuple of Claim
-        In the order the report lists them (the paper's, then ours).
+        Every sentence followed by its parts and details: the rows the report evaluates (read-only).
     engines : mapping
         Figure label or ``"chapter/table"`` -> what computed it (for the scorecard).
     titles : mapping
         Our figures that are not a paper figure -> what the paper calls what they show
         (``"section 4.3"``); the paper's own figures are titled from :func:`paper_titles`.
+    tables : mapping
+        The result tables the claims read besides the figures' CSVs: chapter -> name -> (columns, meaning).
     """
 
-    claims: tuple[Claim, ...]
+    sentences: tuple[Claim, ...]
     engines: Mapping[str, str] = field(default_factory=dict)
     titles: Mapping[str, str] = field(default_factory=dict)
+    tables: TableDocs = field(default_factory=dict)
+    claims: tuple[Claim, ...] = field(init=False, repr=False)
+    _sentence_of: Mapping[str, Claim] = field(init=False, repr=False)
 
     def __post_init__(self):
-        ids = [c.id for c in self.claims]
+        flat = tuple(c for sentence in self.sentences for c in sentence.every())
+        ids = [c.id for c in flat]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
             raise ValueError(f"claims share an id: {twice}")
-        # a part names its sentence's first claim, which is no part itself (a registry of some claims, as a
-        # rerun's or a test's, may leave the first claim out: the sentence is then shown by the parts it has)
-        by_id = {c.id: c for c in self.claims}
-        bad = [c.id for c in self.claims if c.part_of and (c.part_of == c.id or by_id.get(c.part_of, c) is not c
-                                                           and by_id[c.part_of].part_of)]
-        if bad:
-            raise ValueError(f"claims {bad}: part_of must name the sentence's first claim, which is no part itself")
+        odd = [c.id for sentence in self.sentences for c in (*sentence.parts, *sentence.details)
+               if c.kind != sentence.kind]
+        if odd:
+            raise ValueError(f"claims {odd}: a part is of its sentence's kind (paper, reading or ours)")
+        object.__setattr__(self, "claims", flat)
+        object.__setattr__(self, "_sentence_of", {c.id: sentence for sentence in self.sentences
+                                                  for c in sentence.every()})
 
     def get(self, claim_id: str) -> Claim:
-        """The claim with id ``claim_id`` (KeyError naming the known ids otherwise)."""
+        """The claim (a sentence or a part of one) with id ``claim_id`` (KeyError naming the known ids otherwise)."""
         for c in self.claims:
             if c.id == claim_id:
                 return c
         raise KeyError(f"no claim {claim_id!r}; known: {', '.join(c.id for c in self.claims)}")
+
+    def sentence_of(self, claim_id: str) -> Claim:
+        """The sentence that holds claim ``claim_id`` (the claim itself for a sentence)."""
+        self.get(claim_id)
+        return self._sentence_of[claim_id]
+
+    def decides(self, claim_id: str) -> bool:
+        """Whether claim ``claim_id`` decides its sentence (a detail does not)."""
+        return all(d.id != claim_id for d in self.sentence_of(claim_id).details)
 
     def title(self, figure: str) -> str:
         """What the paper calls figure ``figure`` ("Figure 5", "section 4.3"; the label itself if unknown)."""

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import verdicts as V
-from .claim import STAND_INS, Claim, Measurement, MissingInput, NotCovered, NotRun, Registry
+from .claim import CANNOT_DECIDE, STAND_INS, Claim, Measurement, MissingInput, NotCovered, NotRun, Registry
 from .store import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "sentences", "largest_differences", "verdict_counts",
@@ -45,10 +45,11 @@ def check_setting(claim: Claim, params: dict | None, *, skip: Iterable[str] = ()
 
     Parameters named in ``skip`` are not checked (a quick build's smaller populations, :data:`SCALE`).
     """
-    if not params or not claim.setting:
+    setting = claim.test.setting
+    if not params or not setting:
         return ""
     misses = []
-    for name, want in claim.setting.items():
+    for name, want in setting.items():
         if name not in params or name in skip:
             continue
         have = params[name]
@@ -96,12 +97,13 @@ def _decide(measure, rule, store) -> tuple[V.Decision, str]:
 
 def _cause(claim: Claim, store: ResultStore, decision: V.Decision) -> tuple[str, str]:
     """The class and line of a decided claim's cause: its own (computed from the results), else a default."""
-    if claim.cause is not None:
+    cause = claim.test.cause
+    if cause is not None:
         try:
-            out = claim.cause.explain(store)  # a line, or (class, line) when the data decide the class
-            return out if isinstance(out, tuple) else (claim.cause.kind, out)
+            out = cause.explain(store)  # a line, or (class, line) when the data decide the class
+            return out if isinstance(out, tuple) else (cause.kind, out)
         except _FAILED as exc:  # the cause's input is missing: say so, keep the class
-            return claim.cause.kind, f"(its measured cause is not in this build: {exc})"
+            return cause.kind, f"(its measured cause is not in this build: {exc})"
     if store.mode == "quick":
         return "small-sample", "quick build: decided on small samples; the paper-scale build decides it"
     n = decision.numbers
@@ -115,9 +117,9 @@ def _sensitivity(claim: Claim, store: ResultStore, verdict: str, stand_in: bool 
     """The claim decided again under each documented other reading (:class:`~ldp.book.claims.claim.Alternative`);
     ``stand_in``: it rests on a stand-in that cannot decide it, under that reading too."""
     out = []
-    for alt in claim.alternatives:
+    for alt in claim.test.other_readings:
         try:
-            decision, _ = _decide(alt.measure, alt.rule or claim.rule, store)
+            decision, _ = _decide(alt.measure, alt.rule or claim.test.rule, store)
             v, measured = decision.verdict, decision.summary
             if stand_in:
                 v, measured = V.NOT_TESTABLE, f"the rule alone would give: {v} ({measured})"
@@ -128,34 +130,38 @@ def _sensitivity(claim: Claim, store: ResultStore, verdict: str, stand_in: bool 
     return out
 
 
-def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict:
+def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "", sentence: str = "",
+                   decides: bool = True) -> dict:
     """One row of :func:`evaluate` for ``claim``, and ``numbers``: the numbers its rule decided on (or ``{}``).
 
     This is the one place a verdict is computed: the report, a rerun's claims table and a
     chapter's sentences about a claim (:func:`ldp.book.claim_values`) all read this row.
-    ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`).  "Not testable here":
-    inputs missing, the run's parameters leave out the claim's setting (``covered`` False) or a stand-in
-    cannot decide it.  A verdict other than reproduced gets a cause (a class of
-    :data:`~ldp.book.claims.verdicts.CAUSES` and a line); ``sensitivity``: the claim under each other reading.
+    ``title`` is what the paper calls the claim's figure (:meth:`Registry.title`); ``sentence`` the id of the
+    sentence it is part of (default: its own) and ``decides`` whether it decides that sentence (a detail does
+    not; :meth:`Registry.sentence_of`, :meth:`Registry.decides`).  "Not testable here": inputs missing, the
+    run's parameters leave out the claim's setting (``covered`` False) or a stand-in cannot decide it.  A
+    verdict other than reproduced gets a cause (a class of :data:`~ldp.book.claims.verdicts.CAUSES` and a
+    line); ``sensitivity``: the claim under each other reading.
     """
-    row = {"numbers": {}, "figure_title": title, "id": claim.id, "sentence": claim.part_of or claim.id,
-           "decides": claim.decides, "section": claim.section, "ref": claim.ref, "quote": claim.quote,
-           "paper": claim.paper, "tested": claim.tested, "measured": "", "rule": claim.rule.describe(),
-           "rule_kind": claim.rule.kind, "verdict": V.NOT_TESTABLE, "explanation": "", "cause_class": "",
-           "cause": "", "sensitivity": "[]", "note": claim.note, "stand_in": ", ".join(claim.stand_in),
-           "stand_in_decides": claim.stand_in_decides, "interpretation": ", ".join(claim.interpretation),
-           "chapter": claim.chapter, "figure": claim.figure or "", "covered": True, "coverage": "",
-           "excess": float("nan"), "ours": claim.ours, "reading": claim.reading}
-    params = store.parameters(claim.chapter)
+    test = claim.test
+    row = {"numbers": {}, "figure_title": title, "id": claim.id, "sentence": sentence or claim.id,
+           "decides": decides, "section": claim.section, "ref": claim.ref, "quote": claim.quote,
+           "paper": claim.says, "tested": test.what, "measured": "", "rule": test.rule.describe(),
+           "rule_kind": test.rule.kind, "verdict": V.NOT_TESTABLE, "explanation": "", "cause_class": "",
+           "cause": "", "sensitivity": "[]", "note": claim.note, "stand_in": ", ".join(test.stand_ins),
+           "stand_in_decides": not set(test.stand_ins) & CANNOT_DECIDE, "interpretation": ", ".join(test.readings),
+           "chapter": test.chapter, "figure": test.figure or "", "covered": True, "coverage": "",
+           "excess": float("nan"), "ours": claim.kind == "ours", "reading": claim.kind == "reading"}
+    params = store.parameters(test.chapter)
     if store.mode == "quick":
-        scaled = check_setting(claim, params, skip=[n for n in claim.setting if n not in SCALE])
+        scaled = check_setting(claim, params, skip=[n for n in test.setting if n not in SCALE])
         if scaled:
             row["coverage"] = f"quick build, smaller population: {scaled}"
     reason = check_setting(claim, params, skip=SCALE if store.mode == "quick" else ())
     try:
         if reason:
             raise NotCovered(reason)
-        decision, note = _decide(claim.measure, claim.rule, store)
+        decision, note = _decide(test.measure, test.rule, store)
     except NotCovered as exc:
         return row | {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "cause_class": "missing",
                       "explanation": f"{NOT_COVERED}: {exc}", "cause": f"{NOT_COVERED}: {exc}"}
@@ -165,12 +171,12 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "") -> dict
                       "cause": why}
     except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
         raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
-                           f"its inputs: {', '.join(claim.inputs or ()) or 'none'}") from exc
+                           f"its inputs: {', '.join(test.inputs) or 'none'}") from exc
     row |= {"measured": decision.summary + (f"; {note}" if note else ""), "verdict": decision.verdict,
             "numbers": dict(decision.numbers), "explanation": decision.explanation,
-            "excess": _excess(claim.rule.kind, dict(decision.numbers))}
-    if claim.stand_in and not claim.stand_in_decides and decision.verdict != V.NOT_TESTABLE:
-        names = " and ".join(STAND_INS[s].split(":")[0] for s in claim.stand_in)
+            "excess": _excess(test.rule.kind, dict(decision.numbers))}
+    if not row["stand_in_decides"] and decision.verdict != V.NOT_TESTABLE:
+        names = " and ".join(dict.fromkeys(STAND_INS[s].split(":")[0] for s in test.stand_ins))
         return row | {"verdict": V.NOT_TESTABLE, "cause_class": "stand-in", "sensitivity": json.dumps(
                           _sensitivity(claim, store, V.NOT_TESTABLE, stand_in=True), ensure_ascii=False),
                       "cause": f"rests on a stand-in that cannot decide it ({names})",
@@ -202,7 +208,8 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     if not isinstance(store, ResultStore):
         raise TypeError(f"store must be a ResultStore, got {type(store).__name__}")
     wanted = None if chapters is None else set(chapters)
-    rows = [evaluate_claim(c, store, title=registry.title(c.figure) if c.figure else "")
+    rows = [evaluate_claim(c, store, title=registry.title(c.figure) if c.figure else "",
+                           sentence=registry.sentence_of(c.id).id, decides=registry.decides(c.id))
             for c in registry.claims if wanted is None or c.chapter in wanted]
     return pd.DataFrame(rows, columns=COLUMNS)
 

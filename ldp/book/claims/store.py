@@ -1,11 +1,11 @@
 """Where the claims read their numbers: the figure CSVs and a few named result tables.
 
-A claim reads the CSV a chapter saved beside its figure (:func:`ldp.book.plotting.save_figure`), or an extra
-named table the chapter saved with :meth:`ResultStore.save` (listed in :data:`EXTRA_TABLES`; until a chapter
-saves one, the claims that need it are "not testable here").  One store per build mode
-(:meth:`ResultStore.for_build`: ``_generated/cache/{quick,full}/``), one per rerun folder
-(:meth:`ResultStore.for_rerun`), and inside a notebook the run in progress
-(:meth:`ResultStore.from_environment`, from ``$LDP_FIGURE_DIR``).
+A claim reads the CSV a chapter saved beside its figure (:func:`ldp.book.plotting.save_figure`), or an extra named
+table the chapter saved with :meth:`ResultStore.save` (each declared beside the claims that read it, in the
+``TABLES`` of their module; until a chapter saves one, the claims that need it are "not testable here"). One store
+per build mode (:meth:`ResultStore.for_build`: ``_generated/cache/{quick,full}/``), one per rerun folder
+(:meth:`ResultStore.for_rerun`), and inside a notebook the run in progress (:meth:`ResultStore.from_environment`,
+from ``$LDP_FIGURE_DIR``).
 """
 from __future__ import annotations
 
@@ -22,44 +22,10 @@ import pandas as pd
 
 from ...paths import atomic_path, figures_dir, generated_dir
 
-__all__ = ["ResultStore", "MissingResult", "EXTRA_TABLES", "MODES"]
+__all__ = ["ResultStore", "MissingResult", "MODES"]
 
 #: build modes with a store each (``_generated/cache/<mode>``); reruns have mode "rerun"
 MODES = ("full", "quick")
-
-#: the extra tables the claims read, by chapter: name -> (columns, meaning)
-EXTRA_TABLES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
-    "01_frequency_oracles": {
-        "oracle-examples": (("quantity", "value"),
-                            "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)"),
-    },
-    "03_pem": {
-        "joint-estimator": (("answers", "r", "true_count", "mean_estimate", "se"),
-                            "the simulation of the appendix's joint estimator, one row per subset of answers"),
-    },
-    "05_validation": {
-        "identification-text": (("panel", "axis", "level", "rank", "simulated_rate", "runs", "analysis"),
-                                "Figure 2 under the text's default n = 100,000 (the figure: the caption's 10^6)"),
-    },
-    "06_evaluation": {
-        "datasets": (("dataset", "n", "n_distinct", "f_16"),
-                     "users, distinct values and 16th largest frequency of each evaluation data set"),
-        "anomalies": (("dataset", "protocol", "k", "quantity", "value"),
-                      "the measured causes of Figures 5/6's anomalies on the exact counts: rank of a top-k "
-                      "value's prefix or pattern in the true tally against how many the protocol keeps"),
-    },
-    "07_evaluation_more": {
-        "threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count", "f1_mean",
-                               "f1_std", "runs"),
-                              "values released in Figure 7, values truly above theta, F1 of a top-k(theta) release"),
-        "threshold-probe": (("protocol", "n_users", "n_candidates", "fp_expected", "theta_sigmas"),
-                            "one run's final step at Figure 7(b)'s lowest theta and the false positives it predicts"),
-    },
-    "09_malicious_users": {
-        "detector-runs": (("run", "alpha", "fpr", "honest"), "the detector's stated and measured false-positive rates"),
-        "done-when": (("kind", "runs", "planted"), "runs of 4 in which 1.5 % fake users plant a fresh target"),
-    },
-}
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ....oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput
+from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Test
 from ...claims.measures import one
 
 __all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
@@ -77,40 +77,53 @@ def _m_olh_nmin(store):
                            _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
 
 
-_EXAMPLE: ClaimFields = dict(chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",))
+_EXAMPLE: ClaimFields = dict(chapter=CHAPTER, reads=(f"{CHAPTER}/{NAME}",))
 _READ = "5-section-22-oracle-parameters"
 _PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"oracle-examples": (("quantity", "value"),
+                              "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)")}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
-          quote=r"we have $p=\frac{49}{65584} \approx 0.00075$",
-          paper="p ≈ 0.00075 at ε = ln 49, d = 65,536", tested="GRR's p from the library against the printed value",
-          measure=_example("GRR p at ε = ln 49, d = 65,536", "grr_p_eps_ln49_d65536", 0.00075),
-          rule=_PRINTED("0.00075"), **_EXAMPLE),
-    Claim(id="s2-grr-example-var", section="2.2.1", ref="eq. (1), example",
-          quote=r"variance $\frac{65583}{2304}\approx 28.5n$", paper="Var ≈ 28.5 n",
-          tested="eq. (1) from the library, divided by n",
-          measure=_example("GRR variance / n at ε = ln 49, d = 65,536", "grr_var_per_n_eps_ln49_d65536", 28.5),
-          rule=_PRINTED("28.5"), part_of="s2-grr-example-p", **_EXAMPLE),
+          quote=r"we have $p=\frac{49}{65584} \approx 0.00075$", says="p ≈ 0.00075 at ε = ln 49, d = 65,536",
+          test=Test(what="GRR's p from the library against the printed value",
+                    measure=_example("GRR p at ε = ln 49, d = 65,536", "grr_p_eps_ln49_d65536", 0.00075),
+                    rule=_PRINTED("0.00075"), **_EXAMPLE),
+          parts=(
+              Claim(id="s2-grr-example-var", section="2.2.1", ref="eq. (1), example",
+                    quote=r"variance $\frac{65583}{2304}\approx 28.5n$", says="Var ≈ 28.5 n",
+                    test=Test(what="eq. (1) from the library, divided by n",
+                              measure=_example("GRR variance / n at ε = ln 49, d = 65,536",
+                                               "grr_var_per_n_eps_ln49_d65536", 28.5),
+                              rule=_PRINTED("28.5"), **_EXAMPLE)),
+          )),
     Claim(id="s2-olh-std-example", section="2.2.2", ref="eq. (3), example",
           quote=r"using OLH the standard deviation is $\sqrt{\frac{40}{81} n} \approx 0.7 \sqrt{n}$",
-          paper="std ≈ 0.7 √n at exp(ε) = 10", tested="√(eq. (3) / n) from the library",
-          measure=_example("OLH standard deviation / √n at exp(ε) = 10", "olh_std_per_sqrt_n_e10", 0.7),
-          rule=_PRINTED("0.7"), interpretation=(_READ,), alternatives=(Alternative(
-              "the oracle's integer d' = ⌈e^ε + 1⌉ and its exact variance (d_prime=None), not eq. (3)", _READ,
-              _example("the same with d' = 11", "olh_std_per_sqrt_n_e10_integer", 0.7)),), **_EXAMPLE),
+          says="std ≈ 0.7 √n at exp(ε) = 10",
+          test=Test(what="√(eq. (3) / n) from the library",
+                    measure=_example("OLH standard deviation / √n at exp(ε) = 10", "olh_std_per_sqrt_n_e10", 0.7),
+                    rule=_PRINTED("0.7"), rests_on=(_READ,),
+                    other_readings=(Alternative(
+                        "the oracle's integer d' = ⌈e^ε + 1⌉ and its exact variance (d_prime=None), not eq. (3)", _READ,
+                        _example("the same with d' = 11", "olh_std_per_sqrt_n_e10_integer", 0.7)),),
+                    **_EXAMPLE)),
     Claim(id="s2-olh-min-population", section="2.2.2", ref="eq. (3), example", quote=r"or $n \geq 4,410,000$",
-          paper="n ≥ 4,410,000 for a 0.1 % value at 3 std",
-          tested="the smallest such n with the printed standard deviation 0.7", measure=_m_olh_nmin,
-          rule=_PRINTED("4,410,000"), interpretation=(_READ,), alternatives=(Alternative(
-              "the standard deviation unrounded (0.703, not the printed 0.7)", _READ,
-              _example("smallest n, unrounded", "olh_min_population_e10_f0.001", 4_410_000)),),
+          says="n ≥ 4,410,000 for a 0.1 % value at 3 std",
           note="The paper rounds √(40/81) = 0.703 to 0.7 before squaring (tested as printed); the unrounded "
-               "bound is shown.", **_EXAMPLE),
+               "bound is shown.",
+          test=Test(what="the smallest such n with the printed standard deviation 0.7", measure=_m_olh_nmin,
+                    rule=_PRINTED("4,410,000"), rests_on=(_READ,),
+                    other_readings=(Alternative(
+                        "the standard deviation unrounded (0.703, not the printed 0.7)", _READ,
+                        _example("smallest n, unrounded", "olh_min_population_e10_f0.001", 4_410_000)),),
+                    **_EXAMPLE)),
     Claim(id="s2-olh-quadruple", section="2.2.2", ref="eq. (3), example",
           quote=r"Quadrupling the population size would enables us to reduce this $0.1 \%$ sensitivity threshold by "
                 r"half.",
-          paper="4 × n halves the threshold", tested="n needed at f = 0.0005 divided by n needed at f = 0.001",
-          measure=_example("n needed for frequency 0.0005 / n needed for 0.001", "olh_min_population_ratio_half_f",
-                           4.0),
-          rule=R.WithinTolerance(V.COUNT_TOL, "an identity"), **_EXAMPLE),
+          says="4 × n halves the threshold",
+          test=Test(what="n needed at f = 0.0005 divided by n needed at f = 0.001",
+                    measure=_example("n needed for frequency 0.0005 / n needed for 0.001",
+                                     "olh_min_population_ratio_half_f",
+                                     4.0),
+                    rule=R.WithinTolerance(V.COUNT_TOL, "an identity"), **_EXAMPLE)),
 )

@@ -12,7 +12,7 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Claim, MissingInput
+from ...claims.claim import Alternative, Claim, MissingInput, Test
 from ...plotting import render, series_colors
 from .compute import dprime_ratios, grr_olh_ends, variance_curves
 
@@ -83,18 +83,20 @@ def _m_grr_vs_olh(store):
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s2-olh-dprime-optimal", section="2.2.2", ref="OLH, d' = exp(ε) + 1",
           quote=r"it is found that the optimal choice of $d'$ is $e^\epsilon+1$",
-          paper="d' = exp(ε) + 1 minimises OLH's variance",
-          tested="Var(d') / Var(exp(ε) + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
-          measure=_m_dprime_optimal,
-          rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = exp(ε) + 1)"),
-          chapter="01_frequency_oracles", figure=NAME, interpretation=("the-integer-d",),
-          alternatives=(Alternative("over the integers an oracle can use: ⌈e^ε + 1⌉ no worse than any integer d'",
-                                    "the-integer-d", lambda store: _m_dprime_optimal(store, _INTS)),)),
+          says="d' = exp(ε) + 1 minimises OLH's variance",
+          test=Test(what="Var(d') / Var(exp(ε) + 1) ≥ 1 at every d' of the curve (ε = 0.5, 1, 2, 4)",
+                    measure=_m_dprime_optimal,
+                    rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(d') at least Var(d' = exp(ε) + 1)"),
+                    chapter="01_frequency_oracles", figure=NAME, rests_on=("the-integer-d",),
+                    other_readings=(Alternative("over the integers an oracle can use: ⌈e^ε + 1⌉ no worse than any "
+                                                "integer d'",
+                                                "the-integer-d", lambda store: _m_dprime_optimal(store, _INTS)),))),
     Claim(id="s2-grr-vs-olh", section="2.2.2", ref="eq. (1) against eq. (3)",
           quote=r"This suggests that for smaller $d$, one is better off with \grr; but for large $d$, \olh is better",
-          paper="GRR better for small d, OLH for large d",
-          tested="at the smallest d of the curve GRR's variance is below OLH's, at the largest above",
-          measure=_m_grr_vs_olh,
-          rule=R.OrderingHolds(strict=True, floor=None, ceiling=None, what="the named oracle has the smaller variance"),
-          chapter="01_frequency_oracles", figure=NAME),
+          says="GRR better for small d, OLH for large d",
+          test=Test(what="at the smallest d of the curve GRR's variance is below OLH's, at the largest above",
+                    measure=_m_grr_vs_olh,
+                    rule=R.OrderingHolds(strict=True, floor=None, ceiling=None,
+                                         what="the named oracle has the smaller variance"),
+                    chapter="01_frequency_oracles", figure=NAME)),
 )

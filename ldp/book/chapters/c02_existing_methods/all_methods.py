@@ -16,7 +16,7 @@ from matplotlib.patches import Rectangle
 from ....protocols import MCM, PEM, SPM, Strawman
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Claim, MissingInput, Readings
+from ...claims.claim import Alternative, Claim, MissingInput, Readings, Test
 from ...claims.measures import one
 from ...plotting import METHOD_STYLE, render
 from .compute import plan_bars
@@ -142,22 +142,25 @@ def _m_groups(method: str, paper_groups: int, evaluated: bool = False):
     return measure
 
 
-def _claim(method: str, groups: int, panel: str, quote: str, tested: str, **kw) -> Claim:
-    if kw.get("interpretation"):  # SPM and MCM: also as the evaluation runs them, with section 6.1's improvements
-        kw["alternatives"] = (Alternative(f"{method} as section 6 runs it (section 6.1's improvements, the budget "
-                                          "split)", kw["interpretation"][0], _m_groups(method, groups, True)),)
+def _claim(method: str, groups: int, panel: str, quote: str, tested: str, stand_in: str = "", note: str = "") -> Claim:
+    """Figure 1's panel of ``method``: ``groups`` groups; a stand-in (SPM, MCM) also as section 6 runs it."""
+    reading = {"spm": Readings.SPM, "mcm": Readings.MCM}.get(stand_in)
+    other = (Alternative(f"{method} as section 6 runs it (section 6.1's improvements, the budget split)", reading,
+                         _m_groups(method, groups, True)),) if reading else ()
     return Claim(id=f"fig1-{method.lower()}-groups", section="3.3", ref=f"Figure 1({panel})", quote=quote,
-                 paper=f"{groups} groups", tested=tested, measure=_m_groups(method, groups),
-                 rule=R.WithinTolerance(V.COUNT_TOL, "a count"), chapter="02_existing_methods", figure=NAME, **kw)
+                 says=f"{groups} groups", note=note,
+                 test=Test(what=tested, measure=_m_groups(method, groups),
+                           rule=R.WithinTolerance(V.COUNT_TOL, "a count"), chapter="02_existing_methods", figure=NAME,
+                           rests_on=(stand_in, reading) if reading else (), other_readings=other))
 
 
 CLAIMS: tuple[Claim, ...] = (
     _claim("Strawman", 4, "a", r"Users partitioned into ${4 \choose 1}=4$ groups, each reporting one segment",
            "groups of users reporting a segment in our Figure 1"),
     _claim("SPM", 6, "b", r"Users partitioned into ${4 \choose 2}=6$ groups, each reporting one pair of segments.",
-           "groups of users reporting a pair of segments", stand_in=("spm",), interpretation=(Readings.SPM,)),
+           "groups of users reporting a pair of segments", stand_in="spm"),
     _claim("MCM", 64, "c", r"Users partitioned into $64$ groups, each reporting one bit on multiple channels.",
-           "groups of users reporting one bit", stand_in=("mcm",), interpretation=(Readings.MCM,),
+           "groups of users reporting one bit", stand_in="mcm",
            note="Figure 1 shows the original bit-per-user MCM; the evaluation uses blocks (section 6.1)."),
     _claim("PEM", 4, "d", r"Users partitioned into $4$ groups, each reporting a prefix.",
            "groups of users reporting a prefix"),

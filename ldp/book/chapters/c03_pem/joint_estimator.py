@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Claim
+from ...claims.claim import Alternative, Claim, Test
 
 __all__ = ["CHAPTER", "NAME", "ENGINES", "frame", "CLAIMS"]
 
@@ -28,12 +28,17 @@ def _m_joint(store, name: str = NAME):
                          "expected": t["true_count"], "se": t["se"]})
 
 
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"joint-estimator": (("answers", "r", "true_count", "mean_estimate", "se"),
+                              "the simulation of the appendix's joint estimator, one row per subset of answers")}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s4-joint-unbiased", section="Appendix", ref="joint estimation for SPM",
           quote=r"Given that $\tilde{n_a}$ and $\tilde{n^b}$ are unbiased, $\tilde{n^b_a}$ is unbiased.",
-          paper="unbiased", tested="mean joint estimate against the true count, every subset of answers",
-          measure=_m_joint, rule=R.WithinSE(), chapter=CHAPTER, inputs=(f"table:{CHAPTER}/{NAME}",),
-          interpretation=("6-appendix",), alternatives=(Alternative(
-              "the appendix's p = 1/2, q = 1/(e^ε + 1) in the estimator, not the p, q of the OLH that runs (integer "
-              "d')", "6-appendix", lambda store: _m_joint(store, f"{NAME}-appendix-pq")),)),
+          says="unbiased",
+          test=Test(what="mean joint estimate against the true count, every subset of answers", measure=_m_joint,
+                    rule=R.WithinSE(), chapter=CHAPTER, reads=(f"{CHAPTER}/{NAME}",), rests_on=("6-appendix",),
+                    other_readings=(Alternative(
+                        "the appendix's p = 1/2, q = 1/(e^ε + 1) in the estimator, not the p, q of the OLH that runs "
+                        "(integer "
+                        "d')", "6-appendix", lambda store: _m_joint(store, f"{NAME}-appendix-pq")),))),
 )

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from ....analysis.config import PEMConfig, default_gamma
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, MissingInput, Readings
+from ...claims.claim import Alternative, Cause, Claim, ClaimFields, MissingInput, Readings, Test
 from ...claims.measures import g
 from ...plotting import render, series_colors
 from .compute import optimizer_choices, optimizer_curves
@@ -142,41 +142,47 @@ _READINGS = {_PAPER: (_PAPER_N, Readings.COMPETITORS),
                           "evenly as m − γ allows", Readings.OPTIMIZER)}
 _OPTIMAL = (r"the optimal configuration is $\gamma=\log_2 k$, and for all $i$, $|C_i|=k$, $\eta[i]=\eta$, "
             r"$n[i]\approx n/g$,")
-_OPT: ClaimFields = dict(section="4.3", chapter="03_pem", figure=NAME)
+_OPT: ClaimFields = dict(chapter="03_pem", figure=NAME)
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="s4-opt-rounds", ref="optimal configuration", quote=_OPTIMAL,
-          paper="the fewest rounds g the query limit allows",
-          tested="rounds g of optimize_pem's choice against the paper's rule (k = 16, 32; ε = 1, 2, 4)",
-          measure=_m_opt(*_ROUNDS), rule=R.WithinTolerance(V.COUNT_TOL, "a count"),
-          alternatives=_alts(*_ROUNDS, _PAPER, _SEARCH),
-          interpretation=(Readings.OPTIMIZER, Readings.COMPETITORS), **_OPT),
-    Claim(id="s4-opt-gamma", ref="optimal configuration", quote=_OPTIMAL, paper="γ = log2 k",
-          tested="γ = m − Σ η[i] of optimize_pem's choice (m = 64) against ⌈log2 k⌉",
-          measure=_m_opt(*_GAMMA), rule=R.WithinTolerance(V.COUNT_TOL, "a count of bits"),
-          interpretation=(Readings.OPTIMIZER,), alternatives=_alts(*_GAMMA, _SEARCH),
-          setting={"m_bits": 64}, part_of="s4-opt-rounds", **_OPT),
-    Claim(id="s4-opt-equal-eta", ref="optimal configuration", quote=_OPTIMAL, paper="η[i] = η for all i",
-          tested="largest minus smallest η[i] of optimize_pem's choice",
-          measure=_m_opt(*_SPREAD), rule=R.WithinTolerance(V.EQUAL_SPLIT_TOL, "one bit: g need not divide m − γ"),
-          interpretation=(Readings.OPTIMIZER,), alternatives=_alts(*_SPREAD, _PAPER, _SEARCH), part_of="s4-opt-rounds",
-          **_OPT),
-    Claim(id="s4-opt-max-eta", ref="optimal configuration",
-          quote=r"where $\eta$ is the maximal integer such that the total number of queries",
-          paper="η the largest within the query limit",
-          tested="largest η[i] of optimize_pem's choice against the largest η the query limit of 1,048,576 allows",
-          measure=_m_opt(*_MAX), rule=R.WithinTolerance(V.COUNT_TOL, "a count of bits"),
-          alternatives=_alts(*_MAX, "balanced", _PAPER, _SEARCH),
-          interpretation=(Readings.OPTIMIZER, Readings.COMPETITORS), setting={"query_limit": 2 ** 20},
-          part_of="s4-opt-rounds", cause=Cause("genuine", _c_max_eta),
-          note="For k = 16 the largest η (13) leaves a last round of 8 bits; the model prefers five rounds of 12.",
-          **_OPT),
+    Claim(id="s4-opt-rounds", section="4.3", ref="optimal configuration", quote=_OPTIMAL,
+          says="the fewest rounds g the query limit allows",
+          test=Test(what="rounds g of optimize_pem's choice against the paper's rule (k = 16, 32; ε = 1, 2, 4)",
+                    measure=_m_opt(*_ROUNDS), rule=R.WithinTolerance(V.COUNT_TOL, "a count"),
+                    rests_on=(Readings.OPTIMIZER, Readings.COMPETITORS),
+                    other_readings=_alts(*_ROUNDS, _PAPER, _SEARCH), **_OPT),
+          parts=(
+              Claim(id="s4-opt-gamma", section="4.3", ref="optimal configuration", quote=_OPTIMAL, says="γ = log2 k",
+                    test=Test(what="γ = m − Σ η[i] of optimize_pem's choice (m = 64) against ⌈log2 k⌉",
+                              measure=_m_opt(*_GAMMA),
+                              rule=R.WithinTolerance(V.COUNT_TOL, "a count of bits"), setting={"m_bits": 64},
+                              rests_on=(Readings.OPTIMIZER,), other_readings=_alts(*_GAMMA, _SEARCH), **_OPT)),
+              Claim(id="s4-opt-equal-eta", section="4.3", ref="optimal configuration", quote=_OPTIMAL,
+                    says="η[i] = η for all i",
+                    test=Test(what="largest minus smallest η[i] of optimize_pem's choice", measure=_m_opt(*_SPREAD),
+                              rule=R.WithinTolerance(V.EQUAL_SPLIT_TOL, "one bit: g need not divide m − γ"),
+                              rests_on=(Readings.OPTIMIZER,), other_readings=_alts(*_SPREAD, _PAPER, _SEARCH), **_OPT)),
+              Claim(id="s4-opt-max-eta", section="4.3", ref="optimal configuration",
+                    quote=r"where $\eta$ is the maximal integer such that the total number of queries",
+                    says="η the largest within the query limit",
+                    note="For k = 16 the largest η (13) leaves a last round of 8 bits; the model prefers five rounds "
+                         "of 12.",
+                    test=Test(what="largest η[i] of optimize_pem's choice against the largest η the query limit of "
+                                   "1,048,576 allows",
+                              measure=_m_opt(*_MAX), rule=R.WithinTolerance(V.COUNT_TOL, "a count of bits"),
+                              setting={"query_limit": 2 ** 20}, rests_on=(Readings.OPTIMIZER, Readings.COMPETITORS),
+                              cause=Cause("genuine", _c_max_eta), other_readings=_alts(*_MAX, "balanced", _PAPER,
+                                                                                       _SEARCH),
+                              **_OPT)),
+          )),
     Claim(id="s4-observation-1", section="4.4", ref="Observation 1",
           quote=r"Within the query limit, greatest identification probability is achieved with the least number of "
                 r"groups.",
-          paper="fewer groups are better",
-          tested="predicted F1 and NCR (eq. (4)) of balanced configurations rise with η (fewer rounds) up to the "
-                 "query limit",
-          measure=_m_obs1, rule=R.Monotone("increasing"), chapter="03_pem", figure=NAME,
-          interpretation=(Readings.COMPETITORS, Readings.SLOTS),
-          alternatives=(Alternative(_PAPER_N, Readings.COMPETITORS, lambda store: _m_obs1(store, "predicted_paper")),)),
+          says="fewer groups are better",
+          test=Test(what="predicted F1 and NCR (eq. (4)) of balanced configurations rise with η (fewer rounds) up to "
+                         "the "
+                         "query limit",
+                    measure=_m_obs1, rule=R.Monotone("increasing"), chapter="03_pem", figure=NAME,
+                    rests_on=(Readings.COMPETITORS, Readings.SLOTS),
+                    other_readings=(Alternative(_PAPER_N, Readings.COMPETITORS, lambda store: _m_obs1(store,
+                                                                                                      "predicted_paper")),))),
 )

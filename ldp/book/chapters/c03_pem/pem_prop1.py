@@ -15,7 +15,7 @@ from matplotlib.colors import SymLogNorm
 from ....analysis import appendix
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Claim, MissingInput
+from ...claims.claim import Alternative, Claim, MissingInput, Test
 from ...plotting import render, series_colors
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
@@ -114,14 +114,17 @@ def _m_lemma1(store, table: str | None = None):
 _INT = "the OLH that runs (integer d' = ⌈e^ε + 1⌉, eq. (5)), not the appendix's p = 1/2, q = 1/(e^ε + 1)"
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s4-proposition-1", section="Appendix", ref="Proposition 1",
-          quote=r"Numerical calculation also validate that $P_1>P_2$ in most cases.", paper="P1 > P2 in most cases",
-          tested="P1 − P2 > 0 over the (ε, g, f) grid", measure=_m_prop1,
-          rule=R.OrderingHolds(share=V.MOST, strict=True, floor=None, ceiling=None, what="P1 > P2"),
-          chapter="03_pem", figure=NAME, interpretation=("6-appendix",),
-          alternatives=(Alternative(_INT, "6-appendix", lambda store: _m_prop1(store, "prop1-integer-d")),)),
+          quote=r"Numerical calculation also validate that $P_1>P_2$ in most cases.", says="P1 > P2 in most cases",
+          test=Test(what="P1 − P2 > 0 over the (ε, g, f) grid", measure=_m_prop1,
+                    rule=R.OrderingHolds(share=V.MOST, strict=True, floor=None, ceiling=None, what="P1 > P2"),
+                    chapter="03_pem", figure=NAME, rests_on=("6-appendix",),
+                    other_readings=(Alternative(_INT, "6-appendix", lambda store: _m_prop1(store, "prop1-integer-d")),
+                                    ))),
     Claim(id="s4-lemma-1", section="Appendix", ref="Lemma 1", quote=r"$E(\epsilon/g)<E(\epsilon)/g$.",
-          paper="E(ε/g) < E(ε)/g", tested="the ratio E(ε/g) / (E(ε)/g) below 1 for ε > 0, g = 2, 4, 8",
-          measure=_m_lemma1, rule=R.OrderingHolds(strict=True, floor=None, ceiling=None, what="1 > E(ε/g) / (E(ε)/g)"),
-          chapter="03_pem", figure=NAME, interpretation=("6-appendix",),
-          alternatives=(Alternative(_INT, "6-appendix", lambda store: _m_lemma1(store, "prop1-integer-d")),)),
+          says="E(ε/g) < E(ε)/g",
+          test=Test(what="the ratio E(ε/g) / (E(ε)/g) below 1 for ε > 0, g = 2, 4, 8", measure=_m_lemma1,
+                    rule=R.OrderingHolds(strict=True, floor=None, ceiling=None, what="1 > E(ε/g) / (E(ε)/g)"),
+                    chapter="03_pem", figure=NAME, rests_on=("6-appendix",),
+                    other_readings=(Alternative(_INT, "6-appendix", lambda store: _m_lemma1(store, "prop1-integer-d")),
+                                    ))),
 )

@@ -11,7 +11,7 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Claim, MissingInput, Readings
+from ...claims.claim import Alternative, Claim, MissingInput, Readings, Test
 from ...plotting import count_label, interval, render, series_colors
 from .compute import binomial_se, level_label
 
@@ -99,32 +99,38 @@ def _m_trend_analysis(store, text: bool = False):
     return grp[["series", "x", "y", "se"]]
 
 
-def _trend(axis: str, ref: str, quote: str, paper: str, tested: str, direction: str) -> Claim:
+def _trend(axis: str, ref: str, quote: str, paper: str, tested: str, direction: str, **parts) -> Claim:
     return Claim(id=f"fig2-{ref}", section="5.1", ref=f"Figure 2({'abc'[['n', 'm', 'epsilon'].index(axis)]})",
-                 quote=quote, paper=paper, tested=tested, measure=_m_trend(axis), rule=R.Monotone(direction),
-                 chapter="05_validation", figure=NAME, interpretation=(Readings.GRIDS, Readings.FIG2_N),
-                 part_of="" if axis == "n" else "fig2-more-users",
-                 alternatives=(Alternative(_TEXT, Readings.FIG2_N, _m_trend(axis, text=True)),))
+                 quote=quote, says=paper,
+                 test=Test(what=tested, measure=_m_trend(axis), rule=R.Monotone(direction), chapter="05_validation",
+                           figure=NAME, rests_on=(Readings.GRIDS, Readings.FIG2_N),
+                           other_readings=(Alternative(_TEXT, Readings.FIG2_N, _m_trend(axis, text=True)),)),
+                 **parts)
 
 
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"identification-text": (("panel", "axis", "level", "rank", "simulated_rate", "runs", "analysis"),
+                                  "Figure 2 under the text's default n = 100,000 (the figure: the caption's 10^6)")}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig2-analysis-matches", section="5.1", ref="Figure 2, eq. (5)",
           quote=r"We observe that, first of all, the analysis matches the empirical result pretty well.",
-          paper="analysis matches simulation", tested="simulated identification rate against eq. (5), every rank "
-                                                     "and level",
-          measure=_m_match, rule=R.WithinSE(), chapter="05_validation", figure=NAME,
-          interpretation=(Readings.SLOTS, Readings.COMPETITORS, Readings.FIG2_N, Readings.ZIPF),
-          alternatives=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_match(store, text=True)),)),
+          says="analysis matches simulation",
+          test=Test(what="simulated identification rate against eq. (5), every rank "
+                        "and level",
+                    measure=_m_match, rule=R.WithinSE(), chapter="05_validation", figure=NAME,
+                    rests_on=(Readings.SLOTS, Readings.COMPETITORS, Readings.FIG2_N, Readings.ZIPF),
+                    other_readings=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_match(store, text=True)),))),
     _trend("n", "more-users", r"the more users (larger $n$),", "larger n, better",
-           "heavy hitters found (sum of the rates) against n", "increasing"),
-    _trend("m", "shorter-values", r"the shorter the domain length (smaller $m$),", "smaller m, better",
-           "heavy hitters found against m", "decreasing"),
-    _trend("epsilon", "larger-eps", r"or the larger the privacy budget (larger $\epsilon$),", "larger ε, better",
-           "heavy hitters found against ε", "increasing"),
+           "heavy hitters found (sum of the rates) against n", "increasing", parts=(
+               _trend("m", "shorter-values", r"the shorter the domain length (smaller $m$),", "smaller m, better",
+                      "heavy hitters found against m", "decreasing"),
+               _trend("epsilon", "larger-eps", r"or the larger the privacy budget (larger $\epsilon$),",
+                      "larger ε, better", "heavy hitters found against ε", "increasing"))),
     Claim(id="fig2-trend-analysis", section="5.1", ref="Figure 2", quote=r"This trend also matches the analysis.",
-          paper="the analysis shows the same trends",
-          tested="expected heavy hitters found by eq. (5) against n, m (reversed), ε", measure=_m_trend_analysis,
-          rule=R.Monotone("increasing"), chapter="05_validation", figure=NAME,
-          interpretation=(Readings.SLOTS, Readings.FIG2_N),
-          alternatives=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_trend_analysis(store, text=True)),)),
+          says="the analysis shows the same trends",
+          test=Test(what="expected heavy hitters found by eq. (5) against n, m (reversed), ε",
+                    measure=_m_trend_analysis, rule=R.Monotone("increasing"), chapter="05_validation", figure=NAME,
+                    rests_on=(Readings.SLOTS, Readings.FIG2_N),
+                    other_readings=(Alternative(_TEXT, Readings.FIG2_N, lambda store: _m_trend_analysis(store,
+                                                                                                        text=True)),))),
 )

@@ -17,7 +17,7 @@ from matplotlib.ticker import FuncFormatter
 
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import g
 from ...claims.readings import under
 from ...plotting import FULL_WIDTH, interval, method_scales, render
@@ -119,27 +119,33 @@ def _c_olh(store) -> str:
 _SETTING = {"k_fixed": 16, "n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
 _SCALED, _CH = "estimates-scaled-to-the-population", "06_evaluation"
 _PART = "SPM and MCM with 10 % of the users for the final test (section 6.2.4), at the ε the text quotes"
-_FIG9: ClaimFields = dict(section="6.2.6", chapter=_CH, figure=NAME, setting=_SETTING)
+_FIG9: ClaimFields = dict(chapter=_CH, figure=NAME, setting=_SETTING)
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="fig9-mcm-below-spm", ref="Figure 9",
-          quote=r"Observe that the \hash method has smaller variance than \rappor,",
-          paper="Var(MCM) < Var(SPM)", tested="mean squared error of SPM against MCM at each ε (points with at least "
-                                              f"{MIN_VAR_RUNS} runs that found a heavy hitter)",
-          measure=_m_mcm_spm, rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(SPM) at least Var(MCM)"),
-          stand_in=("mcm", "spm"), interpretation=(Readings.SPM, Readings.MCM, _SCALED),
-          alternatives=(Alternative(_PART, Readings.SPM, under(_m_mcm_spm, _CH, "partition")),), **_FIG9),
-    Claim(id="fig9-pem-similar", ref="Figure 9", quote=r"and achieves similar estimation accuracy.",
-          paper="Var(PEM) similar to Var(MCM)", tested="ln of Var(PEM) / Var(MCM) at each ε", measure=_m_pem_similar,
-          rule=R.WithinTolerance(math.log(V.SIMILAR_FACTOR), f"within a factor {V.SIMILAR_FACTOR:g}"),
-          stand_in=("mcm",), interpretation=(Readings.MCM, _SCALED),
+    Claim(id="fig9-mcm-below-spm", section="6.2.6", ref="Figure 9",
+          quote=r"Observe that the \hash method has smaller variance than \rappor,", says="Var(MCM) < Var(SPM)",
+          test=Test(what="mean squared error of SPM against MCM at each ε (points with at least "
+                         f"{MIN_VAR_RUNS} runs that found a heavy hitter)",
+                    measure=_m_mcm_spm,
+                    rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(SPM) at least Var(MCM)"),
+                    rests_on=("mcm", "spm", Readings.SPM, Readings.MCM, _SCALED),
+                    other_readings=(Alternative(_PART, Readings.SPM, under(_m_mcm_spm, _CH, "partition")),), **_FIG9)),
+    Claim(id="fig9-pem-similar", section="6.2.6", ref="Figure 9", quote=r"and achieves similar estimation accuracy.",
+          says="Var(PEM) similar to Var(MCM)",
           note="The paper's PEM gives the last group one sixth of the users; our optimiser picks 5 groups.",
-          alternatives=(Alternative(_PART, Readings.MCM, under(_m_pem_similar, _CH, "partition")),), **_FIG9),
-    Claim(id="fig9-complies-var-olh", ref="Figure 9, eq. (3)",
+          test=Test(what="ln of Var(PEM) / Var(MCM) at each ε", measure=_m_pem_similar,
+                    rule=R.WithinTolerance(math.log(V.SIMILAR_FACTOR), f"within a factor {V.SIMILAR_FACTOR:g}"),
+                    rests_on=("mcm", Readings.MCM, _SCALED),
+                    other_readings=(Alternative(_PART, Readings.MCM, under(_m_pem_similar, _CH, "partition")),),
+                    **_FIG9)),
+    Claim(id="fig9-complies-var-olh", section="6.2.6", ref="Figure 9, eq. (3)",
           quote=r"Note that this also complies with~\eqref{var_olh}, the estimation variance of OLH.",
-          paper="Var as eq. (3) predicts",
-          tested="mean squared error against eq. (3) for the users and budget of each method's final test",
-          measure=_m_olh, rule=R.WithinSE(), stand_in=("mcm", "spm"), cause=Cause("reading", _c_olh),
-          alternatives=(Alternative("the exact variance of the released estimate (holders' reports and the group's "
-                                    "sampling added to eq. (3))", _SCALED, lambda store: _m_olh(store, "var_full")),),
-          interpretation=(_SCALED, "the-variance-of-olh"), **_FIG9),
+          says="Var as eq. (3) predicts",
+          test=Test(what="mean squared error against eq. (3) for the users and budget of each method's final test",
+                    measure=_m_olh, rule=R.WithinSE(), rests_on=("mcm", "spm", _SCALED, "the-variance-of-olh"),
+                    cause=Cause("reading", _c_olh),
+                    other_readings=(Alternative("the exact variance of the released estimate (holders' reports and "
+                                                "the group's "
+                                                "sampling added to eq. (3))", _SCALED, lambda store: _m_olh(store,
+                                                                                                            "var_full")),),
+                    **_FIG9)),
 )

@@ -16,7 +16,7 @@ import seaborn.objects as so
 
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import STAND_INS, Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import OTHERS, X_NAMES, aol_note, eval_points, g, one, pem_vs_best_other, require, series
 from ...claims.readings import under
 from ...plotting import interval, method_scales, render
@@ -271,10 +271,11 @@ def _m_prefix_mass(store):
 
 
 _SETTING = {"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
-_ALL = tuple(STAND_INS)
+_ALL = ("url", "mcm", "spm")
+_ALL_CALIBRATED = ("url-calibrated", "mcm", "spm")  # a URL number: only a qualitative comparison
 _EPS: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"])
 _K: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["k"])
-_BOTH = (f"figure:{NAMES['epsilon']}", f"figure:{NAMES['k']}")
+_BOTH = (NAMES["epsilon"], NAMES["k"])
 _BEST = r"It is clear that \itergroup performs best among all three protocols."
 _FALLS = r"utility scores decrease with $k$"
 _URL_NUMBER = "A number on the URL data: the stand-in can only be compared qualitatively."
@@ -286,117 +287,162 @@ def _re(reading: str, anchor: str, measure, tag: str = "", **levels):  # the cla
     return (Alternative(reading, anchor, under(measure, CHAPTER, tag, **levels)),)
 
 
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"anomalies": (("dataset", "protocol", "k", "quantity", "value"),
+                        "the measured causes of Figures 5/6's anomalies on the exact counts: rank of a top-k value's "
+                        "prefix or pattern in the true tally against how many the protocol keeps")}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="fig5-pem-best", section="6.2.1", ref="Figure 5", quote=_BEST, paper="PEM best on every data set",
-          tested="PEM against the best of MCM and SPM at each (data set, metric, ε)",
-          measure=_m_pem_best(NAMES["epsilon"], "epsilon"), rule=R.OrderingHolds(what="PEM at least the best other"),
-          stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
-          setting={"k_fixed": 16, **_SETTING}, **_EPS,
-          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["epsilon"], "epsilon"), "partition")),
-    Claim(id="fig56-aol-pem-best", section="6.2.1", ref="Figure 5(b, e), 6(b, e)", quote=_BEST, paper="PEM best on AOL",
-          tested="PEM against the best other on AOL, every ε (k = 16) and k (ε = 2), F1 and NCR", measure=_m_aol_best,
-          rule=R.OrderingHolds(what="PEM at least the best other"), inputs=_BOTH, stand_in=("mcm", "spm"),
-          interpretation=(Readings.AOL, Readings.SPM, Readings.MCM), setting={"k_fixed": 16, "eps_fixed": 2.0},
-          part_of="fig5-pem-best", alternatives=_re(_PART, Readings.SPM, _m_aol_best, "partition"), **_EPS),
+    Claim(id="fig5-pem-best", section="6.2.1", ref="Figure 5", quote=_BEST, says="PEM best on every data set",
+          test=Test(what="PEM against the best of MCM and SPM at each (data set, metric, ε)",
+                    measure=_m_pem_best(NAMES["epsilon"], "epsilon"),
+                    rule=R.OrderingHolds(what="PEM at least the best other"), setting={"k_fixed": 16, **_SETTING},
+                    rests_on=(*_ALL, Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
+                    other_readings=_re(_PART, Readings.SPM, _m_pem_best(NAMES["epsilon"], "epsilon"), "partition"),
+                    **_EPS),
+          parts=(
+              Claim(id="fig56-aol-pem-best", section="6.2.1", ref="Figure 5(b, e), 6(b, e)", quote=_BEST,
+                    says="PEM best on AOL",
+                    test=Test(what="PEM against the best other on AOL, every ε (k = 16) and k (ε = 2), F1 and NCR",
+                              measure=_m_aol_best, rule=R.OrderingHolds(what="PEM at least the best other"),
+                              reads=_BOTH,
+                              setting={"k_fixed": 16, "eps_fixed": 2.0},
+                              rests_on=("mcm", "spm", Readings.AOL, Readings.SPM, Readings.MCM),
+                              other_readings=_re(_PART, Readings.SPM, _m_aol_best, "partition"), **_EPS)),
+          )),
     Claim(id="fig5-more-with-eps", section="6.2.1", ref="Figure 5",
           quote=r"When $\epsilon$ increases, the number of heavy hitters that can be identified will increase.",
-          paper="more heavy hitters at larger ε", tested="mean F1 (k fixed) against ε, per data set and protocol",
-          measure=_m_more_with_eps, rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
-          setting={"k_fixed": 16, **_SETTING}, **_EPS, alternatives=_re(
-              "the budgets the text quotes only (ε = 0.9, 1.2, 2, 4)", Readings.GRIDS, _m_more_with_eps,
-              epsilon=(0.9, 1.2, 2.0, 4.0))),
+          says="more heavy hitters at larger ε",
+          test=Test(what="mean F1 (k fixed) against ε, per data set and protocol", measure=_m_more_with_eps,
+                    rule=R.Monotone("increasing"), setting={"k_fixed": 16, **_SETTING},
+                    rests_on=(*_ALL, Readings.GRIDS),
+                    other_readings=_re(
+                        "the budgets the text quotes only (ε = 0.9, 1.2, 2, 4)", Readings.GRIDS, _m_more_with_eps,
+                        epsilon=(0.9, 1.2, 2.0, 4.0)),
+                    **_EPS)),
     Claim(id="fig5-lead-grows-with-eps", section="6.2.1", ref="Figure 5",
-          quote=r"The improvement is more significant when $\epsilon$ is larger.", paper="PEM's lead grows with ε",
-          tested="PEM's F1 minus the best other's, per data set, against ε", measure=_m_lead_grows,
-          rule=R.Monotone("increasing"), stand_in=_ALL, interpretation=(Readings.GRIDS,),
-          setting={"k_fixed": 16, **_SETTING}, cause=Cause("bound", _c_lead),
-          alternatives=(Alternative("an ε grid that ends at 4, the largest budget the text quotes", Readings.GRIDS,
-                                    lambda store: _m_lead_grows(store, upto=4.0)),), **_EPS),
+          quote=r"The improvement is more significant when $\epsilon$ is larger.", says="PEM's lead grows with ε",
+          test=Test(what="PEM's F1 minus the best other's, per data set, against ε", measure=_m_lead_grows,
+                    rule=R.Monotone("increasing"), setting={"k_fixed": 16, **_SETTING},
+                    rests_on=(*_ALL, Readings.GRIDS), cause=Cause("bound", _c_lead),
+                    other_readings=(Alternative("an ε grid that ends at 4, the largest budget the text quotes",
+                                                Readings.GRIDS,
+                                                lambda store: _m_lead_grows(store, upto=4.0)),),
+                    **_EPS)),
     Claim(id="fig5-url-eps4-pem", section="6.2.1", ref="Figure 5(a)",
-          quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,", paper="PEM F1 = 0.9 on URL at ε = 4",
-          tested="PEM's mean F1 on the URL stand-in at ε = 4",
-          measure=_m_url_eps4_pem, rule=R.WithinTolerance(V.F1_TOL, "an F1 the text quotes"), stand_in=("url",),
-          stand_in_decides=False, interpretation=(Readings.URL,), setting={"epsilons": (4.0,), "k_fixed": 16},
-          note=_URL_NUMBER, alternatives=_re(_URL_B, Readings.URL, _m_url_eps4_pem, "url-binomial"), **_EPS),
-    Claim(id="fig5-url-eps4-others", section="6.2.1", ref="Figure 5(a)",
-          quote=r"on the other hand, \hash and \spm can only identify two.", paper="MCM and SPM find two URLs at ε = 4",
-          tested="F1 × 16 of MCM and SPM on the URL stand-in at ε = 4", measure=_m_url_eps4_others,
-          rule=R.WithinTolerance(V.printed_tolerance("2"), "half a unit of 'two'"), stand_in=_ALL,
-          stand_in_decides=False, interpretation=(Readings.URL, Readings.SPM, Readings.MCM),
-          setting={"epsilons": (4.0,), "k_fixed": 16}, note=_URL_NUMBER, part_of="fig5-url-eps4-pem", **_EPS,
-          alternatives=_re(_PART, Readings.SPM, _m_url_eps4_others, "partition")),
-    Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6", paper="PEM outperforms MCM and SPM",
+          quote=r"When $\epsilon=4$, \itergroup achieves $\fone=0.9$,", says="PEM F1 = 0.9 on URL at ε = 4",
+          note=_URL_NUMBER,
+          test=Test(what="PEM's mean F1 on the URL stand-in at ε = 4", measure=_m_url_eps4_pem,
+                    rule=R.WithinTolerance(V.F1_TOL, "an F1 the text quotes"),
+                    setting={"epsilons": (4.0,), "k_fixed": 16}, rests_on=("url-calibrated", Readings.URL),
+                    other_readings=_re(_URL_B, Readings.URL, _m_url_eps4_pem, "url-binomial"), **_EPS),
+          parts=(
+              Claim(id="fig5-url-eps4-others", section="6.2.1", ref="Figure 5(a)",
+                    quote=r"on the other hand, \hash and \spm can only identify two.",
+                    says="MCM and SPM find two URLs at ε = 4", note=_URL_NUMBER,
+                    test=Test(what="F1 × 16 of MCM and SPM on the URL stand-in at ε = 4", measure=_m_url_eps4_others,
+                              rule=R.WithinTolerance(V.printed_tolerance("2"), "half a unit of 'two'"),
+                              setting={"epsilons": (4.0,), "k_fixed": 16},
+                              rests_on=(*_ALL_CALIBRATED, Readings.URL, Readings.SPM, Readings.MCM),
+                              other_readings=_re(_PART, Readings.SPM, _m_url_eps4_others, "partition"), **_EPS)),
+          )),
+    Claim(id="fig6-pem-best", section="6.2.2", ref="Figure 6",
           quote=r"Similarly, we can see that \itergroup outperforms \hash and \spm.",
-          tested="PEM against the best of MCM and SPM at each (data set, metric, k)",
-          measure=_m_pem_best(NAMES["k"], "k"), rule=R.OrderingHolds(what="PEM at least the best other"),
-          stand_in=_ALL, interpretation=(Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
-          setting={"eps_fixed": 2.0, **_SETTING}, **_K,
-          alternatives=_re(_PART, Readings.SPM, _m_pem_best(NAMES["k"], "k"), "partition")),
+          says="PEM outperforms MCM and SPM",
+          test=Test(what="PEM against the best of MCM and SPM at each (data set, metric, k)",
+                    measure=_m_pem_best(NAMES["k"], "k"), rule=R.OrderingHolds(what="PEM at least the best other"),
+                    setting={"eps_fixed": 2.0, **_SETTING},
+                    rests_on=(*_ALL, Readings.URL, Readings.SPM, Readings.MCM, Readings.GRIDS),
+                    other_readings=_re(_PART, Readings.SPM, _m_pem_best(NAMES["k"], "k"), "partition"), **_K)),
     Claim(id="fig6-f1-ncr-correlated", section="6.2.2", ref="Figures 5, 6",
-          quote=r"Note the correlation between \fone and \ncr is close:", paper="F1 and NCR closely correlated",
-          tested="Pearson r of mean F1 and mean NCR over all points of Figures 5 and 6", measure=_m_f1_ncr_corr,
-          rule=R.WithinTolerance(V.CLOSE_CORRELATION, "a close correlation"), inputs=_BOTH, stand_in=_ALL,
-          interpretation=("metrics-section-421-section-626",), **_K,
-          alternatives=(Alternative("Spearman's rank correlation, not Pearson's", "metrics-section-421-section-626",
-                                    lambda store: _m_f1_ncr_corr(store, "spearman")),)),
-    Claim(id="fig6-better-f1-better-ncr", section="6.2.2", ref="Figures 5, 6",
-          quote=r"a protocol with better \fone score will also have a better \ncr score.",
-          paper="better F1 implies better NCR",
-          tested="for every pair of methods whose F1 differs beyond noise at a point, the NCR of the F1-better one "
-                 "against the other's", measure=_m_f1_ncr_order,
-          rule=R.OrderingHolds(floor=None, ceiling=None, what="the F1-better method's NCR at least the other's"),
-          inputs=_BOTH, stand_in=_ALL, part_of="fig6-f1-ncr-correlated", **_K),
+          quote=r"Note the correlation between \fone and \ncr is close:", says="F1 and NCR closely correlated",
+          test=Test(what="Pearson r of mean F1 and mean NCR over all points of Figures 5 and 6",
+                    measure=_m_f1_ncr_corr, rule=R.WithinTolerance(V.CLOSE_CORRELATION, "a close correlation"),
+                    reads=_BOTH, rests_on=(*_ALL, "metrics-section-421-section-626"),
+                    other_readings=(Alternative("Spearman's rank correlation, not Pearson's",
+                                                "metrics-section-421-section-626",
+                                                lambda store: _m_f1_ncr_corr(store, "spearman")),),
+                    **_K),
+          parts=(
+              Claim(id="fig6-better-f1-better-ncr", section="6.2.2", ref="Figures 5, 6",
+                    quote=r"a protocol with better \fone score will also have a better \ncr score.",
+                    says="better F1 implies better NCR",
+                    test=Test(what="for every pair of methods whose F1 differs beyond noise at a point, the NCR of "
+                                   "the F1-better one "
+                                   "against the other's",
+                              measure=_m_f1_ncr_order,
+                              rule=R.OrderingHolds(floor=None, ceiling=None,
+                                                   what="the F1-better method's NCR at least the other's"),
+                              reads=_BOTH, rests_on=_ALL, **_K)),
+          )),
     Claim(id="fig6-decrease-with-k", section="6.2.2", ref="Figure 6",
-          quote=r"For most of the cases, utility scores decrease with $k$,", paper="utility falls with k in most cases",
-          tested="mean F1 against k, per data set and protocol", measure=_m_decrease_with_k(),
-          rule=R.Monotone("decreasing", share=V.MOST), stand_in=_ALL, interpretation=(Readings.GRIDS, Readings.CASES),
-          setting={"eps_fixed": 2.0, **_SETTING}, cause=Cause("genuine", _c_small_k), **_K,
-          alternatives=(Alternative("'cases' as the steps from one k to the next, not whole series", Readings.CASES,
-                                    _m_steps,
-                                    R.OrderingHolds(share=V.MOST, what="F1 at k at least F1 at the next k")),)),
+          quote=r"For most of the cases, utility scores decrease with $k$,",
+          says="utility falls with k in most cases",
+          test=Test(what="mean F1 against k, per data set and protocol", measure=_m_decrease_with_k(),
+                    rule=R.Monotone("decreasing", share=V.MOST), setting={"eps_fixed": 2.0, **_SETTING},
+                    rests_on=(*_ALL, Readings.GRIDS, Readings.CASES), cause=Cause("genuine", _c_small_k),
+                    other_readings=(Alternative("'cases' as the steps from one k to the next, not whole series",
+                                                Readings.CASES,
+                                                _m_steps,
+                                                R.OrderingHolds(share=V.MOST,
+                                                                what="F1 at k at least F1 at the next k")),),
+                    **_K),
+          details=(
+              Claim(id="fig6-spm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
+                    says="utility falls with k (so it is highest at k = 1)",
+                    note="With k = 1 SPM keeps one pattern per segment, the most frequent over all users, which on "
+                         "text data "
+                         "is rarely the top value's.",
+                    test=Test(what="SPM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("SPM"),
+                              rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
+                              setting={"ks": (1, 2), "eps_fixed": 2.0}, rests_on=("spm", "url", Readings.SPM),
+                              cause=Cause("genuine", lambda store: _anomaly(store, "SPM")),
+                              other_readings=_re(_PART, Readings.SPM, _m_small_k("SPM"), "partition"), **_K)),
+              Claim(id="fig6-mcm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
+                    says="utility falls with k (so it is highest at k = 1), for MCM with its k^1.5 channels (section "
+                         "6.1)",
+                    note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, "
+                         "which holds "
+                         "every value; the per-block majority mixes patterns of different values.",
+                    test=Test(what="MCM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("MCM"),
+                              rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
+                              setting={"ks": (1, 2), "eps_fixed": 2.0}, rests_on=("mcm", "url", Readings.MCM),
+                              cause=Cause("genuine", lambda store: _anomaly(store, "MCM")),
+                              other_readings=_re(_PART, Readings.MCM, _m_small_k("MCM"), "partition"), **_K)),
+              Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, says="utility falls with k",
+                    note="PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
+                         "the 4th URL's 15-bit prefix ranks 5th in the true prefix tally, so C_1 never holds it "
+                         "(prefix mass, row s423-prefix-mass).",
+                    test=Test(what="PEM's mean F1 on the URL stand-in against k", measure=_m_decrease_with_k(["PEM"],
+                                                                                                             ["URL"]),
+                              rule=R.Monotone("decreasing"), setting={"eps_fixed": 2.0}, rests_on=("url", Readings.URL),
+                              cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
+                              other_readings=_re(_URL_B, Readings.URL, _m_decrease_with_k(["PEM"], ["URL"]),
+                                                 "url-binomial"),
+                              **_K)),
+          )),
     Claim(id="fig6-syn-full-utility", section="6.2.2", ref="Figure 6(c)",
           quote=r"In the synthetic dataset, \itergroup achieves almost full utility for up to $k=30$.",
-          paper="F1 ≈ 1 up to k = 30", tested="PEM's mean F1 on the synthetic set at every k ≤ 30",
-          measure=_m_syn_full_k30, rule=R.WithinTolerance(V.ALMOST_FULL, "almost full utility"),
-          interpretation=(Readings.SYNTHETIC, Readings.GRIDS), setting={"ks": (30,), "eps_fixed": 2.0, **_SETTING},
-          cause=Cause("near-tie", _c_top_two), **_K, alternatives=_re(
-              "the synthetic set cut at RAPPOR's 100 values", Readings.SYNTHETIC, _m_syn_full_k30, "exp-100")),
-    Claim(id="fig6-spm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
-          paper="utility falls with k (so it is highest at k = 1)",
-          tested="SPM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("SPM"),
-          rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
-          stand_in=("spm", "url"), interpretation=(Readings.SPM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="With k = 1 SPM keeps one pattern per segment, the most frequent over all users, which on text data "
-               "is rarely the top value's.", part_of="fig6-decrease-with-k", decides=False,
-          cause=Cause("genuine", lambda store: _anomaly(store, "SPM")), **_K,
-          alternatives=_re(_PART, Readings.SPM, _m_small_k("SPM"), "partition")),
-    Claim(id="fig6-mcm-small-k", section="6.2.2", ref="Figure 6", quote=_FALLS,
-          paper="utility falls with k (so it is highest at k = 1), for MCM with its k^1.5 channels (section 6.1)",
-          tested="MCM's F1 at k = 1 against k = 2, per data set", measure=_m_small_k("MCM"),
-          rule=R.OrderingHolds(floor=None, ceiling=None, what="F1 at k = 1 at least F1 at k = 2"),
-          stand_in=("mcm", "url"), interpretation=(Readings.MCM,), setting={"ks": (1, 2), "eps_fixed": 2.0},
-          note="At k = 1, k·√k channels (section 6.1: 'propose to use k^1.5 channels') round up to one, which holds "
-               "every value; the per-block majority mixes patterns of different values.",
-          part_of="fig6-decrease-with-k", decides=False, cause=Cause("genuine", lambda store: _anomaly(store, "MCM")),
-          alternatives=_re(_PART, Readings.MCM, _m_small_k("MCM"), "partition"), **_K),
+          says="F1 ≈ 1 up to k = 30",
+          test=Test(what="PEM's mean F1 on the synthetic set at every k ≤ 30", measure=_m_syn_full_k30,
+                    rule=R.WithinTolerance(V.ALMOST_FULL, "almost full utility"),
+                    setting={"ks": (30,), "eps_fixed": 2.0, **_SETTING},
+                    rests_on=(Readings.SYNTHETIC, Readings.GRIDS), cause=Cause("near-tie", _c_top_two),
+                    other_readings=_re(
+                        "the synthetic set cut at RAPPOR's 100 values", Readings.SYNTHETIC, _m_syn_full_k30, "exp-100"),
+                    **_K)),
     Claim(id="s423-prefix-mass", section="4.2.3", ref="eq. (5), assumption",
           quote=r"all the $N[i]=|D_i|-k=k(2^\eta-1)$ non-heavy values have zero frequencies",
-          paper="the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
-          tested="rank of each true top-k value's prefix in the true prefix tally against |C_i|, per round (the "
-                 "anomalies of Figures 5 and 6)", measure=_m_prefix_mass,
-          rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
-          inputs=(f"table:{CHAPTER}/anomalies",), stand_in=("url",), interpretation=(Readings.URL,), reading=True,
-          cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
+          says="the non-heavy candidates have zero frequency, so a heavy hitter's prefix ranks among the |C_i| kept",
+          kind="reading",
           note="An assumption of the analysis, not a result: we test it on the data. Prefix mass: a prefix's "
                "frequency is the sum over every value that shares it; on the URL stand-in and AOL other values lift a "
                "non-heavy prefix above a heavy hitter's (URL PEM at k = 4, AOL PEM at k = 1).",
-          alternatives=_re(_URL_B, Readings.URL, _m_prefix_mass, "url-binomial"), **_K),
-    Claim(id="fig6-url-pem-k", section="6.2.2", ref="Figure 6(a)", quote=_FALLS, paper="utility falls with k",
-          tested="PEM's mean F1 on the URL stand-in against k", measure=_m_decrease_with_k(["PEM"], ["URL"]),
-          rule=R.Monotone("decreasing"), stand_in=("url",), interpretation=(Readings.URL,), setting={"eps_fixed": 2.0},
-          part_of="fig6-decrease-with-k", decides=False, cause=Cause("stand-in", lambda store: _anomaly(store, "PEM")),
-          note="PEM's F1 on URL is exactly 0.75 in every run at k = 4: "
-               "the 4th URL's 15-bit prefix ranks 5th in the true prefix tally, so C_1 never holds it "
-               "(prefix mass, row s423-prefix-mass).", **_K,
-          alternatives=_re(_URL_B, Readings.URL, _m_decrease_with_k(["PEM"], ["URL"]), "url-binomial")),
+          test=Test(what="rank of each true top-k value's prefix in the true prefix tally against |C_i|, per round "
+                         "(the "
+                         "anomalies of Figures 5 and 6)",
+                    measure=_m_prefix_mass,
+                    rule=R.OrderingHolds(floor=None, ceiling=None, what="|C_i| at least the prefix's rank"),
+                    reads=(f"{CHAPTER}/anomalies",), rests_on=("url", Readings.URL),
+                    cause=Cause("genuine", lambda store: _anomaly(store, "PEM")),
+                    other_readings=_re(_URL_B, Readings.URL, _m_prefix_mass, "url-binomial"), **_K)),
 )

@@ -15,9 +15,10 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import K_FIXED, OTHERS, g, not_run, require, score_se
 from ...plotting import interval, method_scales, render
+from ..c06_evaluation.eval_datasets import THETA_F16
 
 __all__ = ["NAME", "ENGINES", "CHAPTER", "frame", "draw", "release_frame", "CLAIMS"]
 
@@ -179,40 +180,60 @@ _TOPK = "a top-k(θ) release (the k(θ) best estimates among those above θ) ins
 _SETTING = {"n_users": 1_000_000, "m_bits": 64, "query_limit": 2 ** 20}
 _ALSO = (r"The effects of fixing $\epsilon$ and varying $\theta$ are also demonstrated in Figure~\ref{"
          r"subfig:eval_k_synthesize_exponential_thres} and~\ref{subfig:eval_k_synthesize_exponential_thres_e4}.")
-_FIG7: ClaimFields = dict(section="6.2.3", chapter=CHAPTER, figure=NAME)
+_FIG7: ClaimFields = dict(chapter=CHAPTER, figure=NAME)
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"threshold-release": (("panel", "protocol", "epsilon", "threshold", "released_mean", "true_count",
+                                 "f1_mean", "f1_std", "runs"),
+                                "values released in Figure 7, values truly above theta, F1 of a top-k(theta) release"),
+          "threshold-probe": (("protocol", "n_users", "n_candidates", "fp_expected", "theta_sigmas"),
+                              "one run's final step at Figure 7(b)'s lowest theta and the false positives it predicts")}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="fig7a-pem-better", ref="Figure 7(a)", quote=r"\itergroup performs better than \spm and \hash.",
-          paper="PEM better at θ = 0.023", tested="PEM against the best other at each ε, θ = 0.023",
-          measure=_m_fig7a_better, rule=R.OrderingHolds(what="PEM at least the best other"), stand_in=("mcm", "spm"),
-          interpretation=(Readings.THRESHOLD, "metrics-of-the-threshold-version", Readings.SPM, Readings.MCM),
-          setting={"theta_fixed": 0.023, **_SETTING},
-          alternatives=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7a_better(store, True)),), **_FIG7),
-    Claim(id="fig7a-lead-at-eps2", ref="Figure 7(a)", quote=r"This advantage is most profound when $\epsilon=2$,",
-          paper="PEM's lead largest at ε = 2", tested="argmax over ε of PEM's F1 minus the best other's, θ = 0.023",
-          measure=_m_fig7a_lead, rule=R.ArgmaxAt(2.0), stand_in=("mcm", "spm"),
-          interpretation=(Readings.THRESHOLD, Readings.GRIDS), cause=Cause("bound", _c_fig7a),
-          setting={"theta_fixed": 0.023, "epsilons": (2.0,), **_SETTING},
-          alternatives=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7a_lead(store, True)),), **_FIG7),
-    Claim(id="fig7bc-pem-better", ref="Figure 7(b, c)", quote=_ALSO,
-          paper="the same advantage when θ varies (our reading)", tested="PEM against the best other at each θ, ε = 2 "
-                                                                         "and 4",
-          measure=_m_fig7bc_better, rule=R.OrderingHolds(what="PEM at least the best other"), stand_in=("mcm", "spm"),
-          interpretation=(Readings.THRESHOLD, Readings.GRIDS), setting={"eps_theta": (2.0, 4.0), **_SETTING},
+    Claim(id="fig7a-pem-better", section="6.2.3", ref="Figure 7(a)",
+          quote=r"\itergroup performs better than \spm and \hash.", says="PEM better at θ = 0.023",
+          test=Test(what="PEM against the best other at each ε, θ = 0.023", measure=_m_fig7a_better,
+                    rule=R.OrderingHolds(what="PEM at least the best other"),
+                    setting={"theta_fixed": 0.023, **_SETTING},
+                    rests_on=("mcm", "spm", Readings.THRESHOLD, "metrics-of-the-threshold-version", Readings.SPM,
+                              Readings.MCM),
+                    other_readings=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7a_better(store, True)),
+                                    ),
+                    **_FIG7),
+          parts=(THETA_F16,)),
+    Claim(id="fig7a-lead-at-eps2", section="6.2.3", ref="Figure 7(a)",
+          quote=r"This advantage is most profound when $\epsilon=2$,", says="PEM's lead largest at ε = 2",
+          test=Test(what="argmax over ε of PEM's F1 minus the best other's, θ = 0.023", measure=_m_fig7a_lead,
+                    rule=R.ArgmaxAt(2.0), setting={"theta_fixed": 0.023, "epsilons": (2.0,), **_SETTING},
+                    rests_on=("mcm", "spm", Readings.THRESHOLD, Readings.GRIDS), cause=Cause("bound", _c_fig7a),
+                    other_readings=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7a_lead(store, True)),),
+                    **_FIG7)),
+    Claim(id="fig7bc-pem-better", section="6.2.3", ref="Figure 7(b, c)", quote=_ALSO,
+          says="the same advantage when θ varies (our reading)", kind="reading",
           note="The sentence states no result: the text states the ordering for Figure 7(a); we read 'also "
-               "demonstrated' as the same ordering.", reading=True, cause=Cause("reading", _c_release),
-          alternatives=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7bc_better(store, True)),), **_FIG7),
-    Claim(id="fig7b-theta-0005", ref="Figure 7(b)", quote=_ALSO, paper="PEM ahead at every θ (our reading)",
-          tested="PEM against the best other at θ = 0.005, ε = 2", measure=_m_fig7b_reversal,
-          rule=R.OrderingHolds(what="PEM at least the best other"), stand_in=("mcm", "spm"),
-          interpretation=(Readings.THRESHOLD, "metrics-of-the-threshold-version", Readings.GRIDS),
-          setting={"thetas": (0.005,), "eps_theta": (2.0,), **_SETTING}, part_of="fig7bc-pem-better", decides=False,
-          reading=True,
-          cause=Cause("reading", _c_release),
-          alternatives=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7b_reversal(store, True)),),
-          **_FIG7),
-    Claim(id="fig7-other-datasets", ref="Figure 7", quote=r"The results are similar in other datasets.",
-          paper="similar on the other data sets",
-          tested="not run: the threshold version runs on the synthetic set only",
-          measure=not_run("not run here: chapter 07 runs the threshold version on the synthetic set only"),
-          rule=R.OrderingHolds(), inputs=(), **_FIG7),
+               "demonstrated' as the same ordering.",
+          test=Test(what="PEM against the best other at each θ, ε = 2 "
+                         "and 4",
+                    measure=_m_fig7bc_better, rule=R.OrderingHolds(what="PEM at least the best other"),
+                    setting={"eps_theta": (2.0, 4.0), **_SETTING},
+                    rests_on=("mcm", "spm", Readings.THRESHOLD, Readings.GRIDS), cause=Cause("reading", _c_release),
+                    other_readings=(Alternative(_TOPK, Readings.THRESHOLD, lambda store: _m_fig7bc_better(store,
+                                                                                                          True)),),
+                    **_FIG7),
+          details=(
+              Claim(id="fig7b-theta-0005", section="6.2.3", ref="Figure 7(b)", quote=_ALSO,
+                    says="PEM ahead at every θ (our reading)", kind="reading",
+                    test=Test(what="PEM against the best other at θ = 0.005, ε = 2", measure=_m_fig7b_reversal,
+                              rule=R.OrderingHolds(what="PEM at least the best other"),
+                              setting={"thetas": (0.005,), "eps_theta": (2.0,), **_SETTING},
+                              rests_on=("mcm", "spm", Readings.THRESHOLD, "metrics-of-the-threshold-version",
+                                        Readings.GRIDS),
+                              cause=Cause("reading", _c_release),
+                              other_readings=(Alternative(_TOPK, Readings.THRESHOLD,
+                                                          lambda store: _m_fig7b_reversal(store, True)),),
+                              **_FIG7)),
+          )),
+    Claim(id="fig7-other-datasets", section="6.2.3", ref="Figure 7",
+          quote=r"The results are similar in other datasets.", says="similar on the other data sets",
+          test=Test(what="not run: the threshold version runs on the synthetic set only",
+                    measure=not_run("not run here: chapter 07 runs the threshold version on the synthetic set only"),
+                    rule=R.OrderingHolds(), reads=(), **_FIG7)),
 )

@@ -18,7 +18,7 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Readings
+from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import aol_note, eval_points, pem_vs_best_other, require
 from ...plotting import METHOD_STYLE, interval, render
 from .compute import series_pairs
@@ -137,62 +137,69 @@ _SETTING = {"n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}
 _WHERE = "Say plainly where PEM still wins and where it does not."
 _BEST = "the best of TreeHist and SFP (published and tuned settings)"
 _BEATS = R.OrderingHolds(what="PEM at least the best successor")
-_BOTH: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"],
-                             inputs=tuple(f"figure:{n}" for n in NAMES.values()))
+_BOTH: ClaimFields = dict(chapter=CHAPTER, figure=NAMES["epsilon"], reads=tuple(NAMES.values()))
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s7-treehist-poor", section="7", ref="Section 7, Principle 2",
           quote=r"dividing the population into $m$ groups will result in poor accuracy.",
-          paper="TreeHist (one group per bit) is less accurate than PEM",
-          tested="PEM against TreeHist with one bit per level at every point of both grids (F1)",
-          measure=_pem_against(("TreeHist",)), rule=R.OrderingHolds(strict=True, what="PEM above TreeHist (one bit per "
-                                                                                       "level)"),
-          stand_in=("url",), interpretation=(_TH,), setting=_SETTING, alternatives=(Alternative(
-              "TreeHist with its tuned bits per level (budget split or partitioned users), not one bit", _TH,
-              _pem_against(FAMILIES["TreeHist"][2:])),),
-          note="The paper's sentence about TreeHist (it did not run it); measured here on its grids.", **_BOTH),
+          says="TreeHist (one group per bit) is less accurate than PEM",
+          note="The paper's sentence about TreeHist (it did not run it); measured here on its grids.",
+          test=Test(what="PEM against TreeHist with one bit per level at every point of both grids (F1)",
+                    measure=_pem_against(("TreeHist",)),
+                    rule=R.OrderingHolds(strict=True, what="PEM above TreeHist (one bit per "
+                                                            "level)"),
+                    setting=_SETTING, rests_on=("url", _TH),
+                    other_readings=(Alternative(
+                        "TreeHist with its tuned bits per level (budget split or partitioned users), not one bit", _TH,
+                        _pem_against(FAMILIES["TreeHist"][2:])),),
+                    **_BOTH)),
     Claim(id="ours-treehist-fewer-groups", section="7", ref="Principle 2 (ours: applied to TreeHist)",
           quote=r"the key to improve accuracy is to reduce the number of groups.",
-          paper="fewer groups, better (the paper's Principle 2)",
-          tested="TreeHist with 8 bits per level (m/8 groups) against one bit per level (m − 1 groups), every point",
-          measure=_m_th8_over_th1, rule=R.OrderingHolds(what="TreeHist (8 bits) at least TreeHist (1 bit)"),
-          stand_in=("url",), interpretation=(_TH,), setting=_SETTING, ours=True, alternatives=(Alternative(
-              "TreeHist's tuned bits per level (2 to 10: fewer groups) against one bit", _TH,
-              lambda store: _m_th8_over_th1(store, "TreeHist (tuned)"),
-              R.OrderingHolds(what="TreeHist (tuned) at least TreeHist (1 bit)")),),
+          says="fewer groups, better (the paper's Principle 2)", kind="ours",
           note="Ours: the paper states the principle for PEM; the TreeHist variant is this project's test of it.",
-          **_BOTH),
+          test=Test(what="TreeHist with 8 bits per level (m/8 groups) against one bit per level (m − 1 groups), "
+                         "every point",
+                    measure=_m_th8_over_th1, rule=R.OrderingHolds(what="TreeHist (8 bits) at least TreeHist (1 bit)"),
+                    setting=_SETTING, rests_on=("url", _TH),
+                    other_readings=(Alternative(
+                        "TreeHist's tuned bits per level (2 to 10: fewer groups) against one bit", _TH,
+                        lambda store: _m_th8_over_th1(store, "TreeHist (tuned)"),
+                        R.OrderingHolds(what="TreeHist (tuned) at least TreeHist (1 bit)")),),
+                    **_BOTH)),
     Claim(id="ours-pem-beats-successors-eps", section="7", ref="Figure 5's grid (ours)", quote=_WHERE,
-          paper="PEM at least as good as TreeHist and SFP (our claim)",
-          tested=f"PEM against {_BEST} at each (data set, ε), k = 16",
-          measure=_pem_against(SUCCESSORS, NAMES["epsilon"]), rule=_BEATS,
-          alternatives=(Alternative(_PUB, _TH, _pem_against(_PUBLISHED, NAMES["epsilon"])),),
-          chapter=CHAPTER, figure=NAMES["epsilon"], stand_in=("url",), interpretation=(Readings.TREEHIST, Readings.SFP),
-          setting={"k_fixed": 16, **_SETTING}, ours=True),
+          says="PEM at least as good as TreeHist and SFP (our claim)", kind="ours",
+          test=Test(what=f"PEM against {_BEST} at each (data set, ε), k = 16",
+                    measure=_pem_against(SUCCESSORS, NAMES["epsilon"]), rule=_BEATS, chapter=CHAPTER,
+                    figure=NAMES["epsilon"], setting={"k_fixed": 16, **_SETTING},
+                    rests_on=("url", Readings.TREEHIST, Readings.SFP),
+                    other_readings=(Alternative(_PUB, _TH, _pem_against(_PUBLISHED, NAMES["epsilon"])),))),
     Claim(id="ours-pem-beats-successors-k", section="7", ref="Figure 6's grid (ours)", quote=_WHERE,
-          paper="PEM at least as good as TreeHist and SFP (our claim)",
-          tested=f"PEM against {_BEST} at each (data set, k), ε = 2",
-          measure=_pem_against(SUCCESSORS, NAMES["k"]), rule=_BEATS,
-          alternatives=(Alternative(_PUB, _TH, _pem_against(_PUBLISHED, NAMES["k"])),),
-          chapter=CHAPTER, figure=NAMES["k"], stand_in=("url",), interpretation=(Readings.TREEHIST, Readings.SFP),
-          setting={"eps_fixed": 2.0, **_SETTING}, ours=True),
+          says="PEM at least as good as TreeHist and SFP (our claim)", kind="ours",
+          test=Test(what=f"PEM against {_BEST} at each (data set, k), ε = 2",
+                    measure=_pem_against(SUCCESSORS, NAMES["k"]), rule=_BEATS, chapter=CHAPTER, figure=NAMES["k"],
+                    setting={"eps_fixed": 2.0, **_SETTING}, rests_on=("url", Readings.TREEHIST, Readings.SFP),
+                    other_readings=(Alternative(_PUB, _TH, _pem_against(_PUBLISHED, NAMES["k"])),))),
     Claim(id="ours-pem-beats-sfp", section="7", ref="Figures 5 and 6's grids (ours)", quote=_WHERE,
-          paper="PEM at least as good as SFP (our claim)",
-          tested="PEM against the best SFP (published and tuned settings) at every point of both grids (F1)",
-          measure=_pem_against(FAMILIES["SFP"]), rule=R.OrderingHolds(what="PEM at least SFP"), stand_in=("url",),
-          interpretation=(Readings.SFP,), setting=_SETTING, ours=True, alternatives=(Alternative(
-              "SFP with its published settings only (not tuned)", Readings.SFP, _pem_against(FAMILIES["SFP"][:2])),),
-          **_BOTH),
+          says="PEM at least as good as SFP (our claim)", kind="ours",
+          test=Test(what="PEM against the best SFP (published and tuned settings) at every point of both grids (F1)",
+                    measure=_pem_against(FAMILIES["SFP"]), rule=R.OrderingHolds(what="PEM at least SFP"),
+                    setting=_SETTING, rests_on=("url", Readings.SFP),
+                    other_readings=(Alternative(
+                        "SFP with its published settings only (not tuned)", Readings.SFP,
+                                                _pem_against(FAMILIES["SFP"][:2])),),
+                    **_BOTH)),
     Claim(id="ours-successors-f1-08", section="7", ref="the chapter's bar for TreeHist and SFP (ours)",
           quote="find the top 8 of a clear Zipf data set (s = 1.5, 5,000 distinct 32-bit values, n = 200,000, ε = 4) "
                 "with F1 ≥ 0.8",
-          paper=f"TreeHist and SFP reach F1 ≥ {BAR_F1:g} at a large budget (our bar)",
-          tested=f"F1 of every TreeHist and SFP series on the synthetic set at ε = {BAR_EPS:g}, k = 16",
-          measure=_m_bar, rule=R.OrderingHolds(floor=None, ceiling=None, what=f"F1 at least {BAR_F1:g}"),
-          chapter=CHAPTER, figure=NAMES["epsilon"], interpretation=(Readings.TREEHIST, Readings.SFP),
-          setting={"epsilons": (BAR_EPS,), "k_fixed": 16, **_SETTING}, ours=True, alternatives=(Alternative(
-              "the tuned series only (bits per level or hash bits chosen on the grid)", _TH,
-              lambda store: _m_bar(store, _TUNED)),),
+          says=f"TreeHist and SFP reach F1 ≥ {BAR_F1:g} at a large budget (our bar)", kind="ours",
           note="The bar TreeHist and SFP had to pass when they were added is a Zipf set (s = 1.5, n = 200,000, k = 8; "
                "tested in the protocol tests); here it is read at the chapter's own setting, the synthetic set of "
-               "section 6.1 with k = 16."),
+               "section 6.1 with k = 16.",
+          test=Test(what=f"F1 of every TreeHist and SFP series on the synthetic set at ε = {BAR_EPS:g}, k = 16",
+                    measure=_m_bar, rule=R.OrderingHolds(floor=None, ceiling=None, what=f"F1 at least {BAR_F1:g}"),
+                    chapter=CHAPTER, figure=NAMES["epsilon"],
+                    setting={"epsilons": (BAR_EPS,), "k_fixed": 16, **_SETTING},
+                    rests_on=(Readings.TREEHIST, Readings.SFP),
+                    other_readings=(Alternative(
+                        "the tuned series only (bits per level or hash bits chosen on the grid)", _TH,
+                        lambda store: _m_bar(store, _TUNED)),))),
 )

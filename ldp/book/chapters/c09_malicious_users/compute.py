@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CHAPTER", "KIND_LABELS", "CLAIM_FIELDS", "gain_frame",
+__all__ = ["CHAPTER", "KIND_LABELS", "CLAIM_FIELDS", "OURS_QUOTE", "OURS_SAYS", "gain_frame",
            "threshold_frame", "targets_frame", "placement_frame",
            "detector_frame", "gain_points", "mga_below_input", "below", "prediction", "lookalike", "flagged",
            "fpr_points", "done_when"]
@@ -23,10 +23,11 @@ __all__ = ["CHAPTER", "KIND_LABELS", "CLAIM_FIELDS", "gain_frame",
 CHAPTER = "09_malicious_users"
 #: how the figures name the kinds of attack
 KIND_LABELS = {"MGA": "maximal gain", "input": "input manipulation"}
-#: what every claim of the chapter shares (ours: the paper says nothing about malicious users)
-CLAIM_FIELDS: dict[str, Any] = {"section": "7", "chapter": CHAPTER, "ours": True,
-                                "paper": "nothing (the paper has no malicious users)",
-                "quote": "LDP protects users from the server; nothing protects the server from its users."}
+#: what every test of the chapter shares
+CLAIM_FIELDS: dict[str, Any] = {"chapter": CHAPTER}
+#: what every claim of the chapter quotes and says (ours: the paper says nothing about malicious users)
+OURS_QUOTE = "LDP protects users from the server; nothing protects the server from its users."
+OURS_SAYS = "nothing (the paper has no malicious users)"
 
 
 # --------------------------------------------------------------------------- figure frames

@@ -13,9 +13,9 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Claim, ClaimFields
+from ...claims.claim import Claim, ClaimFields, Test
 from ...plotting import FULL_WIDTH, render
-from .compute import CHAPTER, CLAIM_FIELDS, detector_frame, done_when, fpr_points
+from .compute import CHAPTER, CLAIM_FIELDS, OURS_QUOTE, OURS_SAYS, detector_frame, done_when, fpr_points
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
@@ -44,16 +44,24 @@ def draw(data: pd.DataFrame):
 
 
 _FIG: ClaimFields = {"figure": NAME, **CLAIM_FIELDS}
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {"detector-runs": (("run", "alpha", "fpr", "honest"),
+                            "the detector's stated and measured false-positive rates"),
+          "done-when": (("kind", "runs", "planted"), "runs of 4 in which 1.5 % fake users plant a fresh target")}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="malicious-detector-fpr", ref="Chapter 09, the detector's false-positive rate (ours)",
-          tested="the stated rate against the measured false-positive rate on honest reports, every detector run",
-          measure=lambda store: fpr_points(store.load(CHAPTER, "detector-runs")),
-          rule=R.OrderingHolds(what="stated rate ≥ measured rate", floor=None, ceiling=None),
-          inputs=(f"table:{CHAPTER}/detector-runs",), setting={"alpha": 0.001}, **_FIG),
-    Claim(id="malicious-done-when", ref="Chapter 09, the issue's check (ours)",
-          tested="runs of 4 in which 1.5 % fake users plant a fresh target in PEM's top 16 at ε = 2, n = 10^6: "
-                 "all for maximal gain, none for input manipulation (one allowed)",
-          measure=lambda store: done_when(store.load(CHAPTER, "done-when")),
-          rule=R.WithinTolerance(1.0, what="runs out of 4"), inputs=(f"table:{CHAPTER}/done-when",),
-          setting={"eps_fixed": 2.0, "n_synthetic": 1_000_000, "fraction_check": 0.015, "runs_check": 4}, **_FIG),
+    Claim(id="malicious-detector-fpr", section="7", ref="Chapter 09, the detector's false-positive rate (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="the stated rate against the measured false-positive rate on honest reports, every detector "
+                         "run",
+                    measure=lambda store: fpr_points(store.load(CHAPTER, "detector-runs")),
+                    rule=R.OrderingHolds(what="stated rate ≥ measured rate", floor=None, ceiling=None),
+                    reads=(f"{CHAPTER}/detector-runs",), setting={"alpha": 0.001}, **_FIG)),
+    Claim(id="malicious-done-when", section="7", ref="Chapter 09, the issue's check (ours)", quote=OURS_QUOTE,
+          says=OURS_SAYS, kind="ours",
+          test=Test(what="runs of 4 in which 1.5 % fake users plant a fresh target in PEM's top 16 at ε = 2, n = 10^6: "
+                         "all for maximal gain, none for input manipulation (one allowed)",
+                    measure=lambda store: done_when(store.load(CHAPTER, "done-when")),
+                    rule=R.WithinTolerance(1.0, what="runs out of 4"), reads=(f"{CHAPTER}/done-when",),
+                    setting={"eps_fixed": 2.0, "n_synthetic": 1_000_000, "fraction_check": 0.015, "runs_check": 4},
+                    **_FIG)),
 )

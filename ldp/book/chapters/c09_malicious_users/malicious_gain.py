@@ -12,9 +12,9 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Claim
+from ...claims.claim import Claim, Test
 from ...plotting import interval, method_scales, render
-from .compute import CLAIM_FIELDS, gain_frame, gain_points
+from .compute import CLAIM_FIELDS, OURS_QUOTE, OURS_SAYS, gain_frame, gain_points
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
@@ -50,9 +50,11 @@ def draw(data: pd.DataFrame):
 
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="malicious-gain-closed-form", ref="Chapter 09, eq. (2)'s scale factor (ours)",
-          tested="the measured gain of one maximal-gain report against (s − ρ)/(p − q) for GRR, OUE, OLH, HR and "
-                 "CMS at every budget",
-          measure=lambda store: gain_points(store.figure(NAME)), rule=R.WithinSE(t=3.0), figure=NAME,
-          setting={"epsilons": (2.0,)}, **CLAIM_FIELDS),
+    Claim(id="malicious-gain-closed-form", section="7", ref="Chapter 09, eq. (2)'s scale factor (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="the measured gain of one maximal-gain report against (s − ρ)/(p − q) for GRR, OUE, OLH, HR "
+                         "and "
+                         "CMS at every budget",
+                    measure=lambda store: gain_points(store.figure(NAME)), rule=R.WithinSE(t=3.0), figure=NAME,
+                    setting={"epsilons": (2.0,)}, **CLAIM_FIELDS)),
 )

@@ -13,9 +13,9 @@ import pandas as pd
 import seaborn.objects as so
 
 from ...claims import rules as R
-from ...claims.claim import Claim, ClaimFields
+from ...claims.claim import Claim, ClaimFields, Test
 from ...plotting import interval, render
-from .compute import CLAIM_FIELDS, flagged, lookalike, placement_frame
+from .compute import CLAIM_FIELDS, OURS_QUOTE, OURS_SAYS, flagged, lookalike, placement_frame
 
 __all__ = ["NAME", "ENGINES", "TITLES", "STRATEGIES", "frame", "draw", "CLAIMS"]
 
@@ -51,13 +51,17 @@ def draw(data: pd.DataFrame):
 
 _FIG: ClaimFields = {"figure": NAME, **CLAIM_FIELDS}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="malicious-lookalike-chosen", ref="Chapter 09, fake users choosing their group (ours)",
-          tested="half the fresh target's share (plan's groups) against the look-alike's share (chosen groups), "
-                 "every ε",
-          measure=lambda store: lookalike(store.figure(NAME)),
-          rule=R.OrderingHolds(what="half the fresh share ≥ look-alike share", floor=None, ceiling=None), **_FIG),
-    Claim(id="malicious-consistency-flags-chosen", ref="Chapter 09, the consistency check (ours)",
-          tested="share of runs flagged, look-alike planted by fake users in chosen groups, ε ≥ 2",
-          measure=lambda store: flagged(2.0)(store.figure(NAME)),
-          rule=R.WithinTolerance(0.1, what="share of runs flagged"), setting={"eps_fixed": 2.0}, **_FIG),
+    Claim(id="malicious-lookalike-chosen", section="7", ref="Chapter 09, fake users choosing their group (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="half the fresh target's share (plan's groups) against the look-alike's share (chosen "
+                         "groups), "
+                         "every ε",
+                    measure=lambda store: lookalike(store.figure(NAME)),
+                    rule=R.OrderingHolds(what="half the fresh share ≥ look-alike share", floor=None, ceiling=None),
+                    **_FIG)),
+    Claim(id="malicious-consistency-flags-chosen", section="7", ref="Chapter 09, the consistency check (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="share of runs flagged, look-alike planted by fake users in chosen groups, ε ≥ 2",
+                    measure=lambda store: flagged(2.0)(store.figure(NAME)),
+                    rule=R.WithinTolerance(0.1, what="share of runs flagged"), setting={"eps_fixed": 2.0}, **_FIG)),
 )

@@ -15,9 +15,19 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 
 from ...claims import rules as R
-from ...claims.claim import Claim, ClaimFields
+from ...claims.claim import Claim, ClaimFields, Test
 from ...plotting import interval, method_style, render
-from .compute import CLAIM_FIELDS, KIND_LABELS, below, mga_below_input, prediction, targets_frame, threshold_frame
+from .compute import (
+    CLAIM_FIELDS,
+    KIND_LABELS,
+    OURS_QUOTE,
+    OURS_SAYS,
+    below,
+    mga_below_input,
+    prediction,
+    targets_frame,
+    threshold_frame,
+)
 
 __all__ = ["NAMES", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
 
@@ -75,16 +85,19 @@ def draw(data: pd.DataFrame, *, x: str = "epsilon"):
 _THR: ClaimFields = {"figure": NAMES["epsilon"], **CLAIM_FIELDS}
 _ORDER: ClaimFields = {"floor": None, "ceiling": None}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="malicious-mga-needs-fewer", ref="Chapter 09, output against input manipulation (ours)",
-          tested="input manipulation's mean share against maximal gain's, every protocol, budget and data set",
-          measure=lambda store: mga_below_input(store.figure(NAMES["epsilon"])),
-          rule=R.OrderingHolds(what="input share ≥ maximal-gain share", **_ORDER), **_THR),
-    Claim(id="malicious-spm-below-pem", ref="Chapter 09, PEM against SPM (ours)",
-          tested="PEM's mean maximal-gain share against SPM's at every ε on the synthetic set",
-          measure=lambda store: below("PEM", "SPM", "Synthetic")(store.figure(NAMES["epsilon"])),
-          rule=R.OrderingHolds(what="PEM's share ≥ SPM's share", **_ORDER), **_THR),
-    Claim(id="malicious-prediction-pem", ref="Chapter 09, the first-order prediction (ours)",
-          tested="PEM's measured share over the prediction B / (n g + B), within 25 %",
-          measure=lambda store: prediction("PEM")(store.figure(NAMES["epsilon"])),
-          rule=R.WithinTolerance(0.25, what="measured over predicted share"), **_THR),
+    Claim(id="malicious-mga-needs-fewer", section="7", ref="Chapter 09, output against input manipulation (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="input manipulation's mean share against maximal gain's, every protocol, budget and data set",
+                    measure=lambda store: mga_below_input(store.figure(NAMES["epsilon"])),
+                    rule=R.OrderingHolds(what="input share ≥ maximal-gain share", **_ORDER), **_THR)),
+    Claim(id="malicious-spm-below-pem", section="7", ref="Chapter 09, PEM against SPM (ours)", quote=OURS_QUOTE,
+          says=OURS_SAYS, kind="ours",
+          test=Test(what="PEM's mean maximal-gain share against SPM's at every ε on the synthetic set",
+                    measure=lambda store: below("PEM", "SPM", "Synthetic")(store.figure(NAMES["epsilon"])),
+                    rule=R.OrderingHolds(what="PEM's share ≥ SPM's share", **_ORDER), **_THR)),
+    Claim(id="malicious-prediction-pem", section="7", ref="Chapter 09, the first-order prediction (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          test=Test(what="PEM's measured share over the prediction B / (n g + B), within 25 %",
+                    measure=lambda store: prediction("PEM")(store.figure(NAMES["epsilon"])),
+                    rule=R.WithinTolerance(0.25, what="measured over predicted share"), **_THR)),
 )

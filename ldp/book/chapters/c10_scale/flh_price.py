@@ -11,7 +11,7 @@ import seaborn.objects as so
 
 from ....oracles.flh import DEFAULT_POOL_SIZE
 from ...claims import rules as R
-from ...claims.claim import Claim, MissingInput
+from ...claims.claim import Claim, MissingInput, Test
 from ...claims.measures import g, require
 from ...plotting import FULL_WIDTH, interval, render, variant_scale
 
@@ -71,8 +71,9 @@ def _m_within(store):
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="ours-flh-f1-within-005", section="7", ref="Chapter 10, FLH's price (ours)",
           quote="at n = 10^6 FLH's F1 is within 0.05 of OLH's on the paper's ε grid",
-          paper="FLH's F1 within 0.05 of OLH's (our claim)",
-          tested=f"mean F1 of PEM with {_FLH} against OLH at each ε, n = 10^6, synthetic set", measure=_m_within,
-          rule=R.WithinTolerance(0.05, "FLH's mean F1 against OLH's"), chapter=CHAPTER, figure=NAME, ours=True,
-          setting={"n_price": 1_000_000, "epsilons": EPSILONS, "price_pools": (DEFAULT_POOL_SIZE,)}),
+          says="FLH's F1 within 0.05 of OLH's (our claim)", kind="ours",
+          test=Test(what=f"mean F1 of PEM with {_FLH} against OLH at each ε, n = 10^6, synthetic set",
+                    measure=_m_within, rule=R.WithinTolerance(0.05, "FLH's mean F1 against OLH's"), chapter=CHAPTER,
+                    figure=NAME,
+                    setting={"n_price": 1_000_000, "epsilons": EPSILONS, "price_pools": (DEFAULT_POOL_SIZE,)})),
 )

@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ....oracles.flh import DEFAULT_POOL_SIZE
 from ...claims import rules as R
-from ...claims.claim import Claim, ClaimFields, MissingInput, NotCovered
+from ...claims.claim import Claim, ClaimFields, MissingInput, NotCovered, Test
 from ...plotting import FULL_WIDTH, count_label, render, variant_scale
 
 __all__ = ["NAME", "ENGINES", "TITLES", "CHAPTER", "PANELS", "N_TOP", "DONE", "oracle_label", "frame", "draw",
@@ -123,17 +123,20 @@ def _m_flh_fast(store):
     return _below([f"{_FLH}, n = {N_TOP:,d}: aggregation (s)"], [_at_top(store, "a", _FLH)], 60.0)
 
 
-_OURS: ClaimFields = dict(section="7", quote=DONE, chapter=CHAPTER, figure=NAME, ours=True)
+_OURS: ClaimFields = dict(chapter=CHAPTER, figure=NAME)
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="ours-scale-olh-memory", ref="Chapter 10, panel (c) (ours)", paper="OLH at 10^8 users under 4 GB",
-          tested=f"peak memory of the OLH aggregation of {N_TOP:,d} stored reports (benchmark)",
-          measure=_m_olh_memory, rule=_under("peak memory below 4 GB"), **_OURS),
-    Claim(id="ours-scale-memory-bounded", ref="Chapter 10, panel (c) (ours)",
-          paper="aggregation memory bounded by a chunk and the candidates, not by n",
-          tested="peak memory at the largest n over that at the smallest (n 1000 times or more larger), per oracle",
-          measure=_m_memory_bounded, rule=_under("ratio below 2"), **_OURS),
-    Claim(id="ours-scale-flh-fast", ref="Chapter 10, panel (a) (ours)", paper="FLH at 10^8 users under 60 s",
-          tested=f"aggregation time of {_FLH} (the default pool) for {N_TOP:,d} stored reports (benchmark)",
-          measure=_m_flh_fast, rule=_under("aggregation below 60 s"),
-          note="The time excludes opening the store (its checks), which the chapter states.", **_OURS),
+    Claim(id="ours-scale-olh-memory", section="7", ref="Chapter 10, panel (c) (ours)", quote=DONE,
+          says="OLH at 10^8 users under 4 GB", kind="ours",
+          test=Test(what=f"peak memory of the OLH aggregation of {N_TOP:,d} stored reports (benchmark)",
+                    measure=_m_olh_memory, rule=_under("peak memory below 4 GB"), **_OURS)),
+    Claim(id="ours-scale-memory-bounded", section="7", ref="Chapter 10, panel (c) (ours)", quote=DONE,
+          says="aggregation memory bounded by a chunk and the candidates, not by n", kind="ours",
+          test=Test(what="peak memory at the largest n over that at the smallest (n 1000 times or more larger), per "
+                         "oracle",
+                    measure=_m_memory_bounded, rule=_under("ratio below 2"), **_OURS)),
+    Claim(id="ours-scale-flh-fast", section="7", ref="Chapter 10, panel (a) (ours)", quote=DONE,
+          says="FLH at 10^8 users under 60 s", kind="ours",
+          note="The time excludes opening the store (its checks), which the chapter states.",
+          test=Test(what=f"aggregation time of {_FLH} (the default pool) for {N_TOP:,d} stored reports (benchmark)",
+                    measure=_m_flh_fast, rule=_under("aggregation below 60 s"), **_OURS)),
 )
