@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import cloudpickle
 import joblib
@@ -333,6 +334,101 @@ def test_cache_reuses_points_and_repetitions(cache_dir):
     assert FakeTopK.calls == 0 and len(c) == 24 and (c["rep"] == 0).all()
 
 
+class LoggedTopK(FakeTopK):
+    """FakeTopK that appends one line per run to the file ``LoggedTopK.log`` (runs in any process) and
+    takes a little time, so that two processes asking for the same grid overlap."""
+
+    log = None
+
+    def run(self, values, *, rng=None, engine="protocol"):
+        with open(LoggedTopK.log, "a") as f:
+            f.write(f"{self.epsilon} {self.k}\n")
+        import time
+        time.sleep(0.05)
+        return super().run(values, rng=rng, engine=engine)
+
+
+def _grid_in_process(cache: str, out: str, barrier) -> None:
+    barrier.wait()  # both processes start together
+    df = ex.run_grid(small_grid(protocols=["LoggedTopK"], datasets=["fixed"], repetitions=4), n_jobs=1,
+                     cache_dir=cache)
+    df.to_parquet(out)
+
+
+def test_two_processes_asking_for_one_grid_compute_it_once(tmp_path):
+    """Two chapters of one build running side by side ask for the same grid: each run is computed once (the
+    second process waits for the first's points and reads them), and both get the same frame."""
+    import multiprocessing
+
+    ex.register_protocol("LoggedTopK", LoggedTopK, replace=True)
+    LoggedTopK.log = str(tmp_path / "runs.log")
+    ctx = multiprocessing.get_context("fork")  # the children inherit the registered fakes
+    barrier = ctx.Barrier(2)
+    outs = [str(tmp_path / f"out{i}.parquet") for i in range(2)]
+    procs = [ctx.Process(target=_grid_in_process, args=(str(tmp_path / "cache"), out, barrier)) for out in outs]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=300)
+    assert [p.exitcode for p in procs] == [0, 0]
+    grid = small_grid(protocols=["LoggedTopK"], datasets=["fixed"], repetitions=4)
+    runs = Path(LoggedTopK.log).read_text().splitlines()
+    assert len(runs) == grid.n_runs  # not twice
+    a, b = (pd.read_parquet(o) for o in outs)
+    pd.testing.assert_frame_equal(a, b)
+    # and a third process that finds every point written computes nothing
+    third = ctx.Process(target=_grid_in_process, args=(str(tmp_path / "cache"), outs[0], ctx.Barrier(1)))
+    third.start()
+    third.join(300)
+    assert third.exitcode == 0 and len(Path(LoggedTopK.log).read_text().splitlines()) == grid.n_runs
+
+
+def test_a_point_held_by_a_dead_process_is_computed(tmp_path, monkeypatch):
+    """A lock is released by the system when its process dies: the point is computed, not waited for forever."""
+    import multiprocessing
+
+    from ldp.experiments.cache import PointLocks
+
+    ex.register_protocol("LoggedTopK", LoggedTopK, replace=True)
+    LoggedTopK.log = str(tmp_path / "runs.log")
+    grid = small_grid(protocols=["LoggedTopK"], datasets=["fixed"], repetitions=2)
+    locks = tmp_path / "cache" / "locks"
+    ready = multiprocessing.get_context("fork").Event()
+
+    def hold_and_die():
+        held = PointLocks(locks)
+        assert all(held.try_acquire(p.key) for p in grid.points)
+        ready.set()
+        import os
+        os._exit(0)  # dies holding every lock, without releasing
+
+    proc = multiprocessing.get_context("fork").Process(target=hold_and_die)
+    proc.start()
+    ready.wait(60)
+    proc.join(60)
+    df = ex.run_grid(grid, n_jobs=1, cache_dir=tmp_path / "cache")
+    assert len(df) == grid.n_runs and len(Path(LoggedTopK.log).read_text().splitlines()) == grid.n_runs
+
+
+def test_point_locks_exclude_other_processes(tmp_path):
+    import multiprocessing
+
+    from ldp.experiments.cache import PointLocks
+
+    mine = PointLocks(tmp_path)
+    assert mine.try_acquire("k1") and mine.try_acquire("k1")  # held: taking it again is a no-op
+    q = multiprocessing.get_context("fork").Queue()
+    probe = multiprocessing.get_context("fork").Process(target=lambda: q.put(PointLocks(tmp_path).try_acquire("k1")))
+    probe.start()
+    probe.join(60)
+    assert q.get(timeout=60) is False  # another process cannot take it
+    mine.release("k1")
+    probe = multiprocessing.get_context("fork").Process(target=lambda: q.put(PointLocks(tmp_path).try_acquire("k1")))
+    probe.start()
+    probe.join(60)
+    assert q.get(timeout=60) is True
+
+
 def test_interrupted_write_leaves_no_cache_file(cache_dir, monkeypatch):
     def broken(df, path, *args, **kwargs):
         path.write_bytes(b"PAR1 half a file")
@@ -343,16 +439,16 @@ def test_interrupted_write_leaves_no_cache_file(cache_dir, monkeypatch):
     g = small_grid(repetitions=1)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1)
-    assert list(cache_dir.iterdir()) == []  # no partial file, no temporary file
+    assert [p for p in cache_dir.iterdir() if p.name != "locks"] == []  # no partial file, no temporary file
     monkeypatch.setattr(pd.DataFrame, "to_parquet", real_write)
     df = ex.run_grid(g, n_jobs=1)
     assert len(list(cache_dir.glob(POINT_FILES))) == g.n_points and len(df) == g.n_runs
     # an interrupted overwrite (cache="refresh") keeps the old file intact
-    before = {f.name: f.read_bytes() for f in cache_dir.iterdir()}
+    before = {f.name: f.read_bytes() for f in cache_dir.iterdir() if f.is_file()}
     monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
     with pytest.raises(KeyboardInterrupt):
         ex.run_grid(g, n_jobs=1, cache="refresh")
-    assert {f.name: f.read_bytes() for f in cache_dir.iterdir()} == before
+    assert {f.name: f.read_bytes() for f in cache_dir.iterdir() if f.is_file()} == before
 
 
 def test_interrupt_keeps_finished_points(cache_dir, monkeypatch):

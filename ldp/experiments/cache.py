@@ -9,6 +9,10 @@ file.  Files are written atomically and synced (:func:`ldp.paths.atomic_path`),
 each point as soon as it is complete, so an interrupted grid keeps its finished
 points and never leaves a partial file; a damaged file is a miss, with a warning.
 
+Two processes that ask for the same point at once (two chapters of one build running side by side) compute
+it once: :class:`PointLocks` gives the point to the first, and the other waits for its file (an advisory lock
+per point under ``<cache>/locks/``, released as the point is written, or by the system when its process dies).
+
 Why not :class:`joblib.Memory`: it stores one call's whole return value under a
 hash of that call's arguments, so it could neither extend a point's stored
 repetitions with new ones nor store each point as the workers finish it, which
@@ -16,6 +20,9 @@ is what this cache is for.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import warnings
 from pathlib import Path
 
@@ -24,7 +31,7 @@ import pyarrow as pa
 
 from ..paths import atomic_path, cache_dir
 
-__all__ = ["default_cache_dir", "normalize", "write_frame", "read_frame"]
+__all__ = ["default_cache_dir", "normalize", "write_frame", "read_frame", "PointLocks"]
 
 
 def default_cache_dir() -> Path:
@@ -76,3 +83,60 @@ def read_frame(path: Path, per_point: bool = True) -> pd.DataFrame | None:
     except Exception as exc:  # a damaged file is a miss, not a failure
         warnings.warn(f"ignoring unreadable cache file {path}: {exc}", RuntimeWarning, stacklevel=3)
         return None
+
+
+class PointLocks:
+    """Advisory locks on the points this process is computing, one file per point key under ``folder``.
+
+    A lock is an exclusive :func:`fcntl.flock` on ``<folder>/<key>.lock``: held from the moment this
+    process takes a point until it has written the point's file, released by the system if the process
+    dies, so a crashed build never blocks the next one.  The lock files are empty and stay in place.
+
+    Parameters
+    ----------
+    folder : path-like
+        Where the lock files live (``<cache>/locks``).
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        self._held: dict[str, int] = {}
+
+    def _open(self, key: str) -> int:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return os.open(self.folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+
+    def try_acquire(self, key: str) -> bool:
+        """Take the point if no other process holds it; True when this process now holds it."""
+        if key in self._held:
+            return True
+        fd = self._open(key)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._held[key] = fd
+        return True
+
+    def release(self, key: str) -> None:
+        """Let the point go (a no-op for a point this process does not hold)."""
+        fd = self._held.pop(key, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def release_all(self) -> None:
+        """Let every held point go."""
+        for key in list(self._held):
+            self.release(key)
+
+    def wait(self, key: str) -> None:
+        """Block until no other process holds the point (it has written it, or died)."""
+        fd = self._open(key)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

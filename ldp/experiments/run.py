@@ -28,7 +28,7 @@ from ..core.dataset import Dataset
 from ..engines.cluster import scheduler_client
 from ..paths import PROGRESS_ENV, atomic_path
 from ..validation import check_int
-from .cache import default_cache_dir, normalize, read_frame, write_frame
+from .cache import PointLocks, default_cache_dir, normalize, read_frame, write_frame
 from .grid import Grid, Point, spawn_seeds
 from .registry import resolve_dataset, resolve_protocol
 from .specs import dumps, library_version
@@ -161,62 +161,40 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
 
     # 1. what the cache already holds
     have: dict[int, pd.DataFrame] = {}
-    missing: dict[int, list[int]] = {}
-    for p in points:
+
+    def reps_missing(p: Point) -> list[int]:
+        """Read the point's file into ``have``; the repetitions it still lacks."""
         cached = read_frame(folder / f"{p.key}.parquet") if cache is True else None
         if cached is not None:
             have[p.index] = cached
         done = set() if cached is None else set(int(r) for r in cached["rep"])
-        reps = [r for r in range(R) if r not in done]
-        if reps:
-            missing[p.index] = reps
+        return [r for r in range(R) if r not in done]
 
-    # 2. runs, grouped by the dataset they need, in canonical order
-    groups: dict = {}
-    for idx, reps in missing.items():
-        p = points[idx]
-        where = f"{p.protocol.label} on {p.dataset.label} ({p.engine}, {p.kwargs})"
-        for r in reps:
-            run_seed, data_seed = spawn_seeds(grid.root_seed, p, r, grid.regenerate_data)
-            ref = DataRef(p.dataset_name, p.loader, p.dataset_kwargs, data_seed)
-            run = Run(idx, r, p.protocol_name, p.factory, p.kwargs, p.engine, run_seed, grid.rank_depth, where)
-            groups.setdefault(ref.memo_key(), (ref, []))[1].append(run)
-    total = sum(len(v) for v in missing.values())
-
-    fresh: dict[int, dict[int, dict]] = {i: {} for i in missing}
-
-    def finish(idx: int) -> None:
-        p = points[idx]
-        new = normalize(pd.DataFrame([_make_row(grid, p, r, res) for r, res in sorted(fresh[idx].items())]))
-        old = have.get(idx)
-        merged = new if old is None else normalize(pd.concat([old, new], ignore_index=True))
-        merged = merged.sort_values("rep", kind="stable").reset_index(drop=True)
-        if cache:
-            write_frame(merged, folder / f"{p.key}.parquet")
-        have[idx] = merged
-
-    if total:
-        with _backend():
-            n_eff = max(1, joblib.effective_n_jobs(n_jobs))
-            size = chunk_size or max(1, math.ceil(total / (4 * n_eff)))
-            tasks = [joblib.delayed(run_chunk)(ref, runs[i:i + size])
-                     for ref, runs in groups.values() for i in range(0, len(runs), size)]
-            try:
-                parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            except ValueError:  # a backend without generator support
-                parallel = joblib.Parallel(n_jobs=n_jobs)
-            report = _ProgressFile(grid_number, total)
-            with _progress_bar(total, progress) as bar, warnings.catch_warnings():
-                # loky's note when it replaces workers that idled past its timeout between grids: no run is lost
-                warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
-                                        category=UserWarning)
-                for out in parallel(tasks):
-                    for idx, rep, res in out:
-                        fresh[idx][rep] = res
-                        if len(fresh[idx]) == len(missing[idx]):
-                            finish(idx)
-                    bar.update(len(out))
-                    report.update(len(out))
+    missing = {p.index: reps for p in points if (reps := reps_missing(p))}
+    # 2. compute what is missing; a point another process is computing (a chapter running beside this one) is
+    # waited for and read from the cache, never computed twice
+    locks = PointLocks(folder / "locks") if cache is True else None
+    report = _ProgressFile(grid_number, sum(len(v) for v in missing.values())) if missing else None
+    try:
+        while missing:
+            mine = {}
+            for idx in list(missing):
+                key = points[idx].key
+                if locks is None:
+                    mine[idx] = missing[idx]
+                elif locks.try_acquire(key):  # taken: look again, the point may have been written since it was read
+                    if reps := reps_missing(points[idx]):
+                        mine[idx] = reps
+                    else:
+                        locks.release(key)
+            if mine:
+                _compute(grid, mine, have, folder, cache, n_jobs, chunk_size, progress, report, locks)
+            elif locks is not None:  # every point left is another process's: wait for the first of them
+                locks.wait(points[next(iter(missing))].key)
+            missing = {idx: reps for idx in missing if idx not in mine and (reps := reps_missing(points[idx]))}
+    finally:
+        if locks is not None:
+            locks.release_all()
 
     # 3. assemble in canonical order, labels from this grid
     frames = []
@@ -231,6 +209,59 @@ def run_grid(grid: Grid, *, n_jobs: int | None = None, cache: bool | str = True,
     if cache:
         write_frame(df, grid_file)
     return df
+
+
+def _compute(grid: Grid, missing: dict[int, list[int]], have: dict[int, pd.DataFrame], folder: Path,
+             cache: bool | str, n_jobs: int, chunk_size: int | None, progress: bool, report: _ProgressFile | None,
+             locks: PointLocks | None) -> None:
+    """Run ``missing`` (point index -> repetitions), grouped by the dataset they need; each point is merged with
+    what ``have`` holds, written to the cache and its lock released as soon as its last run is in."""
+    points = grid.points
+    groups: dict = {}
+    for idx, reps in missing.items():
+        p = points[idx]
+        where = f"{p.protocol.label} on {p.dataset.label} ({p.engine}, {p.kwargs})"
+        for r in reps:
+            run_seed, data_seed = spawn_seeds(grid.root_seed, p, r, grid.regenerate_data)
+            ref = DataRef(p.dataset_name, p.loader, p.dataset_kwargs, data_seed)
+            run = Run(idx, r, p.protocol_name, p.factory, p.kwargs, p.engine, run_seed, grid.rank_depth, where)
+            groups.setdefault(ref.memo_key(), (ref, []))[1].append(run)
+    total = sum(len(v) for v in missing.values())
+    fresh: dict[int, dict[int, dict]] = {i: {} for i in missing}
+
+    def finish(idx: int) -> None:
+        p = points[idx]
+        new = normalize(pd.DataFrame([_make_row(grid, p, r, res) for r, res in sorted(fresh[idx].items())]))
+        old = have.get(idx)
+        merged = new if old is None else normalize(pd.concat([old, new], ignore_index=True))
+        merged = merged.sort_values("rep", kind="stable").reset_index(drop=True)
+        if cache:
+            write_frame(merged, folder / f"{p.key}.parquet")
+        have[idx] = merged
+        if locks is not None:
+            locks.release(p.key)
+
+    with _backend():
+        n_eff = max(1, joblib.effective_n_jobs(n_jobs))
+        size = chunk_size or max(1, math.ceil(total / (4 * n_eff)))
+        tasks = [joblib.delayed(run_chunk)(ref, runs[i:i + size])
+                 for ref, runs in groups.values() for i in range(0, len(runs), size)]
+        try:
+            parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        except ValueError:  # a backend without generator support
+            parallel = joblib.Parallel(n_jobs=n_jobs)
+        with _progress_bar(total, progress) as bar, warnings.catch_warnings():
+            # loky's note when it replaces workers that idled past its timeout between grids: no run is lost
+            warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                                    category=UserWarning)
+            for out in parallel(tasks):
+                for idx, rep, res in out:
+                    fresh[idx][rep] = res
+                    if len(fresh[idx]) == len(missing[idx]):
+                        finish(idx)
+                bar.update(len(out))
+                if report is not None:
+                    report.update(len(out))
 
 
 def _tidy(df: pd.DataFrame, grid: Grid) -> pd.DataFrame:
