@@ -1,9 +1,19 @@
-"""The frequency oracles run many times (chapter 01, paper section 2.2): their law against the formulas.
+"""What chapter 01 computes (paper section 2.2): the oracles' variances derived, simulated and checked.
 
+* :func:`estimator_latex`, :func:`olh_latex` -- the ``sympy`` results of the chapter's derivation, as the
+  displayed equations;
+* :func:`grr_variance_findings`, :func:`olh_variance_findings` -- those results against the paper's eqs. (1) and
+  (3) and against :func:`ldp.analysis.grr_variance` and :func:`ldp.analysis.olh_variance`;
 * :func:`oracle_simulation` -- GRR and OLH run many times: mean and variance of
   the estimate against eq. (2)'s variance and eqs. (1) and (3);
+* :func:`example_findings` -- the worked examples of section 2.2, also in exact arithmetic;
+* :func:`dprime_penalty_findings` -- what the integer ``d'`` costs, read from the figure's data;
+* :func:`wire_findings` -- what one user sends;
 * :func:`ldp_ratio_check` -- the eps-LDP inequality on the oracles' exact output
   distributions, and a chi-square test of ``privatize`` against them.
+
+``sympy`` (the book's extra) is imported where it is used.  Its expressions here are in the chapter's symbols,
+which :func:`symbols` creates: ``sympy`` symbols of the same name and assumptions are the same symbol.
 """
 from __future__ import annotations
 
@@ -17,7 +27,141 @@ from scipy import stats
 from ....oracles import GRR, OLH
 from ....oracles.formulas import default_d_prime, grr_variance, olh_variance
 
-__all__ = ["oracle_simulation", "ldp_ratio_check", "variance_curves", "dprime_ratios", "grr_olh_ends"]
+__all__ = ["symbols", "estimator_latex", "grr_variance_findings", "olh_latex", "olh_variance_findings",
+           "oracle_simulation", "example_findings", "dprime_penalty_findings", "wire_findings", "ldp_ratio_check",
+           "variance_curves", "dprime_ratios", "grr_olh_ends"]
+
+#: the series of :func:`variance_curves`' panel (a) that marks the integer ``d' = ceil(e^eps + 1)`` the oracle runs
+INTEGER_DPRIME = "d' = ceil(e^eps + 1)"
+
+
+def symbols() -> dict:
+    """The chapter's ``sympy`` symbols by name: ``n, c, p, q`` and ``eps, d, dp`` (ε, the domain size, ``d'``).
+
+    All positive, as the chapter declares them, so they equal the notebook's own.
+    """
+    import sympy as sp
+
+    n, c, p, q = sp.symbols("n c p q", positive=True)
+    eps, d, dp = sp.symbols("varepsilon d d'", positive=True)
+    return {"n": n, "c": c, "p": p, "q": q, "eps": eps, "d": d, "dp": dp}
+
+
+def estimator_latex(mean, var_support, var_zero) -> list[str]:
+    """The derivation's results as displayed equations: eq. (2)'s mean, its variance, its variance at ``c = 0``.
+
+    Parameters
+    ----------
+    mean, var_support, var_zero : sympy.Expr
+        ``E[(I_v - n q)/(p - q)]``, ``Var[I_v]`` and the estimate's variance for a value nobody holds.
+
+    Returns
+    -------
+    list of str
+        LaTeX, one equation each (``IPython.display.Math``).
+    """
+    import sympy as sp
+
+    est = r"\left[\frac{I_v - nq}{p-q}\right] = "
+    return [r"\mathbb E" + est + sp.latex(mean),
+            r"\operatorname{Var}" + est + r"\frac{" + sp.latex(var_support) + r"}{(p-q)^2}",
+            r"c = 0:\quad \operatorname{Var}" + est + sp.latex(var_zero)]
+
+
+def grr_variance_findings(var_grr) -> dict:
+    """GRR's variance from the derivation against the paper's eq. (1) and :func:`ldp.analysis.grr_variance`.
+
+    Parameters
+    ----------
+    var_grr : sympy.Expr
+        The variance of GRR's estimate at zero frequency, in ``eps, d, n`` (:func:`symbols`).
+
+    Returns
+    -------
+    dict
+        ``oracles_grr_sympy_diff`` (LaTeX of ``var_grr`` minus eq. (1), simplified: ``"0"`` when they agree) and
+        ``oracles_grr_code_relerr``, the largest relative difference from ``grr_variance`` on the grid
+        ``eps`` in 40 points of [0.1, 8] by ``d = 2, 4, ..., 2^20``.
+    """
+    import sympy as sp
+
+    s = symbols()
+    eps, d, n = s["eps"], s["d"], s["n"]
+    E = sp.exp(eps)
+    f_grr = sp.lambdify((eps, d, n), var_grr, "numpy")
+    ee, dd = np.meshgrid(np.linspace(0.1, 8, 40), 2.0 ** np.arange(1, 21))
+    return {"oracles_grr_sympy_diff": sp.latex(sp.simplify(var_grr - (d - 2 + E) / (E - 1) ** 2 * n)),
+            "oracles_grr_code_relerr": float(np.max(np.abs(f_grr(ee, dd, 1.0) / grr_variance(ee, dd, 1.0) - 1)))}
+
+
+def olh_latex(var_dprime, roots, d_opt, second, var_opt, d_cross) -> list[str]:
+    """The minimisation of OLH's variance over ``d'`` as displayed equations.
+
+    Parameters
+    ----------
+    var_dprime : sympy.Expr
+        OLH's variance at zero frequency as a function of ``d'``.
+    roots : list of sympy.Expr
+        The stationary points of ``var_dprime`` in ``d'``.
+    d_opt, second, var_opt : sympy.Expr
+        The stationary point above 1, the second derivative there and the variance there.
+    d_cross : sympy.Expr
+        The domain size where GRR's variance equals ``var_opt``.
+
+    Returns
+    -------
+    list of str
+        LaTeX of four equations: ``Var(d')``; its stationary points, ``d'_*`` and the second derivative; the
+        minimum with OLH's ``p, q`` at ``d'_*``; where GRR is the better oracle.
+    """
+    import sympy as sp
+
+    s = symbols()
+    E, dp = sp.exp(s["eps"]), s["dp"]
+    p_olh, q_olh = E / (E + dp - 1), 1 / dp  # section 2.2.2
+    var = r"\operatorname{Var}"
+    return [var + r"_{OLH}(d') = " + sp.latex(var_dprime),
+            r"\frac{\partial " + var + r"}{\partial d'} = 0 \iff d' \in \{" + ", ".join(sp.latex(r) for r in roots)
+            + r"\},\quad d'_* = " + sp.latex(d_opt) + r",\quad \frac{\partial^2 " + var
+            + r"}{\partial d'^2}\Big|_{d'_*} = " + sp.latex(second),
+            var + r"_{OLH}(d'_*) = " + sp.latex(var_opt) + r",\quad p = " + sp.latex(sp.simplify(p_olh.subs(dp, d_opt)))
+            + r",\ q = " + sp.latex(sp.simplify(q_olh.subs(dp, d_opt))),
+            var + r"_{GRR} < " + var + r"_{OLH}(d'_*) \iff d < " + sp.latex(d_cross)]
+
+
+def olh_variance_findings(var_opt, f_olh: Callable, d_cross) -> dict:
+    """OLH's variance from the derivation against the paper's eq. (3) and :func:`ldp.analysis.olh_variance`.
+
+    Parameters
+    ----------
+    var_opt : sympy.Expr
+        OLH's variance at the best real ``d'``, in ``eps, n``.
+    f_olh : callable
+        ``f_olh(eps, d', n)``: OLH's variance at any ``d'`` (the derivation's expression, lambdified).
+    d_cross : sympy.Expr
+        The domain size in ``eps`` below which GRR has the smaller variance.
+
+    Returns
+    -------
+    dict
+        ``oracles_olh_sympy_diff`` (LaTeX of ``var_opt`` minus eq. (3)), ``oracles_olh_code_relerr`` (the largest
+        relative difference of ``f_olh`` from ``olh_variance`` over 80 budgets in [0.1, 8], at the oracle's
+        integer ``d'`` and at the real ``e^eps + 1``) and ``oracles_d_cross_eps1``, ``oracles_d_cross_eps4``
+        (``d_cross`` at ε = 1 and 4).
+    """
+    import sympy as sp
+
+    s = symbols()
+    eps, n = s["eps"], s["n"]
+    E = sp.exp(eps)
+    eps_grid = np.linspace(0.1, 8, 80)
+    relerr_int = max(abs(f_olh(e_, default_d_prime(e_), 1.0) / olh_variance(e_) - 1) for e_ in eps_grid)
+    relerr_real = np.max(np.abs(f_olh(eps_grid, np.exp(eps_grid) + 1, 1.0)
+                                / olh_variance(eps_grid, 1.0, d_prime="real") - 1))
+    return {"oracles_olh_sympy_diff": sp.latex(sp.cancel(var_opt - 4 * E / (E - 1) ** 2 * n)),
+            "oracles_olh_code_relerr": float(max(relerr_int, relerr_real)),
+            "oracles_d_cross_eps1": float(d_cross.subs(eps, 1.0)),
+            "oracles_d_cross_eps4": float(d_cross.subs(eps, 4.0))}
 
 
 def _simulate(oracle, values, cands, seed_seq: np.random.SeedSequence, reps: int) -> np.ndarray:
@@ -48,7 +192,7 @@ def oracle_simulation(*, n_users: int, n_reps: int, epsilon: float, grr_domain: 
     table : pandas.DataFrame
         One row per check: ``oracle, check, empirical, theory, statistic`` (a z-score or a ratio).
     values : dict
-        The numbers the chapter quotes (``oracles_*`` names).
+        The numbers the chapter quotes (``oracles_*`` names), the settings among them.
     """
     d_sim = int(grr_domain)
     c_true = int(round(heavy_share * n_users))
@@ -80,11 +224,85 @@ def oracle_simulation(*, n_users: int, n_reps: int, epsilon: float, grr_domain: 
                     f"{key}_ratio_zero": float(v_emp0 / v_th0)})
     table = pd.DataFrame(rows)
     means = table.check.str.startswith("mean")
+    out.update(oracles_n_users=int(n_users), oracles_n_reps=int(n_reps), oracles_sim_eps=float(epsilon),
+               oracles_grr_domain=int(grr_domain), oracles_heavy_share=float(heavy_share))
     out.update(oracles_var_rse=math.sqrt(2 / (n_reps - 1)), oracles_c_true=c_true, oracles_sim_dprime=int(olh.d_prime),
                oracles_max_abs_z=float(table.loc[means, "statistic"].abs().max()),
                oracles_max_ratio_gap=float((table.loc[~means, "statistic"] - 1).abs().max()),
                oracles_olh_int_over_real=float(olh_variance(epsilon) / olh_variance(epsilon, d_prime="real")))
     return table, out
+
+
+def example_findings(examples: pd.DataFrame, var_grr) -> dict:
+    """The numbers the chapter quotes about section 2.2's worked examples.
+
+    Parameters
+    ----------
+    examples : pandas.DataFrame
+        :func:`ldp.book.chapters.c01_frequency_oracles.oracle_examples.frame` (``quantity, value``).
+    var_grr : sympy.Expr
+        GRR's variance in ``eps, d, n`` (the chapter's derivation): eq. (1) at ``eps = ln 49``, ``d = 2^16`` is
+        also worked out in exact arithmetic.
+
+    Returns
+    -------
+    dict
+        ``oracles_ex1_*`` (GRR at ε = ln 49, ``d = 2^16``: ``p`` and ``Var / n``, as floats and exact fractions
+        ``"49/65584"``, ``"65583/2304"``) and ``oracles_ex2_*`` (OLH at e^ε = 10: the standard deviation per
+        sqrt(n), the variance at the real and the integer ``d'``, the smallest population with and without
+        the paper's rounding, their gap in users and %, and the factor for half the frequency).
+    """
+    import sympy as sp
+
+    s = symbols()
+    eps, d, n = s["eps"], s["d"], s["n"]
+    E = sp.exp(eps)
+    ex = examples.set_index("quantity")["value"]
+    n_min, n_rounded = math.ceil(ex["olh_min_population_e10_f0.001"]), round(ex["olh_min_population_e10_f0.001_std0.7"])
+    at49 = {eps: sp.log(49), d: 2**16}  # exact arithmetic: p and eq. (1) / n of GRR at eps = ln 49, d = 2^16
+    return dict(oracles_ex1_p=ex["grr_p_eps_ln49_d65536"], oracles_ex1_var=ex["grr_var_per_n_eps_ln49_d65536"],
+                oracles_ex1_p_exact=str(sp.nsimplify((E / (E + d - 1)).subs(at49))),
+                oracles_ex1_var_exact=str(sp.simplify((var_grr / n).subs(at49))),
+                oracles_ex2_std=ex["olh_std_per_sqrt_n_e10"], oracles_ex2_var=ex["olh_std_per_sqrt_n_e10"] ** 2,
+                oracles_ex2_var_int=float(olh_variance(math.log(10))),
+                oracles_ex2_dprime=default_d_prime(math.log(10)), oracles_ex2_nmin=n_min,
+                oracles_ex2_nmin_rounded=n_rounded, oracles_ex2_nmin_gap=n_min - n_rounded,
+                oracles_ex2_nmin_gap_pct=100 * (n_min / ex["olh_min_population_e10_f0.001_std0.7"] - 1),
+                oracles_ex2_halving=ex["olh_min_population_ratio_half_f"])
+
+
+def dprime_penalty_findings(curves: pd.DataFrame, *, series: str = INTEGER_DPRIME) -> dict:
+    """What the integer ``d' = ceil(e^eps + 1)`` costs in variance (%), read from :func:`variance_curves`' panel (a).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        The figure's data (``panel, series, epsilon, x, y``; ``y`` the variance over its minimum).
+    series : str, keyword-only
+        The series of the integer ``d'`` (one point per ε).
+
+    Returns
+    -------
+    dict
+        ``oracles_penalty_max`` (the largest extra variance, %), ``oracles_penalty_eps_max`` (its ε) and
+        ``oracles_penalty_eps1``, ``oracles_penalty_eps4`` (at ε = 1 and 4).
+
+    Raises
+    ------
+    ValueError
+        If panel (a) has no point of ``series``.
+    """
+    points = curves[(curves["panel"] == "a") & (curves["series"] == series)].set_index("epsilon")["y"]
+    if points.empty:
+        raise ValueError(f"series={series!r}: panel (a) of the curves has no such series")
+    penalty = 100 * (points - 1)
+    return dict(oracles_penalty_max=float(penalty.max()), oracles_penalty_eps_max=float(penalty.idxmax()),
+                oracles_penalty_eps4=float(penalty[4.0]), oracles_penalty_eps1=float(penalty[1.0]))
+
+
+def wire_findings(reports) -> dict:
+    """How many users sent ``reports`` (``oracles_demo_n``) and the bytes each sent (``oracles_demo_bytes``)."""
+    return dict(oracles_demo_n=len(reports), oracles_demo_bytes=float(reports.nbytes / len(reports)))
 
 
 def ldp_ratio_check(epsilon: float, *, n_seeds: int, rng: np.random.Generator, v1: int = 3, v2: int = 5,

@@ -1,4 +1,13 @@
-"""TODO docstring."""
+"""What chapter 02 computes (paper sections 3 and 6.1): the protocols' own configurations and one run of each.
+
+* :func:`figure1_findings` -- the numbers the text quotes about Figure 1's protocols;
+* :func:`protocol_variants`, :func:`configuration_table`, :func:`configuration_parts`,
+  :func:`configuration_values` -- what each protocol chooses by itself at the evaluation's settings;
+* :func:`demo_runs`, :func:`demo_summary`, :func:`steps_table`, :func:`demo_values` -- one demonstration run of
+  each protocol and its per-step diagnostics;
+* :func:`plan_bars` -- Figure 1's bars, read from the protocols' plans
+  (:mod:`ldp.book.chapters.c02_existing_methods.all_methods` draws them).
+"""
 from __future__ import annotations
 
 import math
@@ -12,10 +21,30 @@ from .... import metrics
 from ....protocols import MCM, PEM, SPM, Strawman, mcm_queries, spm_queries
 from ...plotting.tables import compress, share
 
+__all__ = ["is_whole", "figure1_findings", "protocol_variants", "configuration_table", "configuration_parts",
+           "configuration_values", "demo_runs", "demo_summary", "rounds_frame", "steps_table", "demo_values",
+           "plan_bars"]
+
 
 def is_whole(question, m: int) -> bool:
     """Whether a question asks for the whole m-bit value."""
     return question.start == 0 and question.stop == m and not question.channels
+
+
+def figure1_findings(protocols: Mapping, n: int, *, query_limit: int) -> dict:
+    """The numbers the text quotes about Figure 1's protocols (:func:`ldp.book.chapters.c02_existing_methods.
+    all_methods.protocols`) drawn for ``n`` users.
+
+    Returns
+    -------
+    dict
+        ``existing_fig_mcm_channels`` (MCM's ``h``), ``existing_fig_strawman_product`` (the strawman's product
+        candidates), ``existing_fig_pem_queries`` (PEM's oracle queries with its 16-bit steps) and
+        ``existing_query_limit`` (the evaluation's limit, for comparison).
+    """
+    return dict(existing_fig_mcm_channels=protocols["MCM"].channels,
+                existing_fig_strawman_product=math.prod(protocols["Strawman"].top_sizes),
+                existing_fig_pem_queries=int(protocols["PEM"].config(n).queries), existing_query_limit=int(query_limit))
 
 
 def protocol_variants(epsilon: float, k: int, m: int, *, query_limit: int, final_fraction: float) -> dict:
@@ -94,8 +123,38 @@ def configuration_table(epsilon: float, k: int, populations: Mapping[int, int], 
     return pd.DataFrame(rows).drop(columns="_total"), protocols
 
 
-def configuration_values(protocols: Mapping, populations: Mapping[int, int], names: Mapping[int, str]) -> dict:
-    """The numbers the chapter quotes about the configurations, per ``m`` (``existing_*_m{m}``, ``existing_n_*``)."""
+def configuration_parts(table: pd.DataFrame):
+    """:func:`configuration_table` in parts, one per value length: yields ``(caption, part)``.
+
+    ``caption`` names the value length and the population (``"m = 64 bits, n = 1,000,000 users"``), ``part``
+    is the rows of that ``m`` without the columns ``m`` and ``n``.
+    """
+    for (m, n), part in table.groupby(["m", "n"], sort=False):
+        yield f"m = {m} bits, n = {n:,} users", part.drop(columns=["m", "n"])
+
+
+def configuration_values(protocols: Mapping, populations: Mapping[int, int], names: Mapping[int, str], *,
+                         final_fraction: float) -> dict:
+    """The numbers the chapter quotes about the configurations.
+
+    Parameters
+    ----------
+    protocols : mapping
+        ``(m, variant) -> protocol``, as :func:`configuration_table` returns it.
+    populations : mapping of int to int
+        ``m -> n``; the first ``m`` is the synthetic data set's.
+    names : mapping of int to str
+        ``m ->`` the data set's short name in the glued names (``"syn"``, ``"aol"``, ``"url"``).
+    final_fraction : float, keyword-only
+        The share of users of the partition variant's final group.
+
+    Returns
+    -------
+    dict
+        ``existing_*_m{m}`` per value length (SPM's segments and pair groups, MCM's blocks, PEM's rounds, the
+        strawman's product), ``existing_n_{name}``, MCM's channels ``h`` against ``n^1.5`` and the settings
+        ``existing_k``, ``existing_epsilon`` and ``existing_final_fraction_pct``.
+    """
     out = {f"existing_n_{names[m]}": int(n) for m, n in populations.items()}
     for m, n in populations.items():
         spm, mcm, pem, straw = (protocols[m, x] for x in ("SPM", "MCM", "PEM", "Strawman"))
@@ -112,7 +171,9 @@ def configuration_values(protocols: Mapping, populations: Mapping[int, int], nam
     m0 = next(iter(populations))
     out.update(existing_mcm_channels=protocols[m0, "MCM"].channels,
                existing_mcm_channels_n15=float(populations[m0]) ** 1.5)
-    return out
+    pem = protocols[m0, "PEM"]
+    return out | {"existing_k": int(pem.k), "existing_epsilon": float(pem.epsilon),
+                  "existing_final_fraction_pct": 100 * float(final_fraction)}
 
 
 def demo_runs(protocols: Mapping, data, *, seed_seq: np.random.SeedSequence, engine: str = "counts"):
@@ -140,6 +201,12 @@ def rounds_frame(result, true_top) -> pd.DataFrame:
         "step": r.name, "bits": f"v[{r.start}:{r.stop}]", "groups": len(r.groups), "users": r.n_users,
         "queried": r.n_candidates, "kept": len(r.kept), "top-k lost here": int((lost == i).sum()),
     } for i, r in enumerate(result.rounds)])
+
+
+def steps_table(results: Mapping, true_top) -> pd.DataFrame:
+    """:func:`rounds_frame` of every run of ``results`` (name -> run), one after the other, the protocol first."""
+    steps = pd.concat([rounds_frame(r, true_top).assign(protocol=name) for name, r in results.items()])
+    return steps.set_index("protocol").reset_index()
 
 
 def demo_values(summary: pd.DataFrame, results: Mapping, seconds: Mapping, data) -> dict:

@@ -4,13 +4,15 @@ Everything goes through the public API: a protocol's :meth:`source` (the
 support source of a run, built exactly as :meth:`run` builds it) and the
 :class:`ldp.engines.SupportSource` methods ``supports``, ``top`` and ``pair``.
 
-* :func:`assignment_check` -- both engines put the same users in each group;
+* :func:`setting_findings` -- the agreement runs' setting, as the text quotes it;
+* :func:`assignment_check` -- both engines put the same users in each group
+  (:func:`assignment_findings`: what the text quotes of it);
 * :class:`Probes` and :func:`engine_records` -- per run and engine, the
   supports of a few chosen candidates (laws 1-3 of :mod:`ldp.engines`) and F1;
 * :func:`support_table`, :func:`correlation_table`, :func:`f1_table` -- the
   statistical tests (each at false-alarm rate alpha) against the theory
   (:func:`group_support_moments`, the chapter's eq. (engine-mix)) and between engines;
-* :func:`speed_table` -- one run per engine, timed.
+* :func:`speed_table` -- one run per engine, timed (:func:`speed_values`: what the text quotes of it).
 
 The figure of these records is :mod:`ldp.book.chapters.c04_count_engine.engine_agreement`.
 """
@@ -28,8 +30,16 @@ from .... import metrics
 from ....core import Dataset, Question
 from ....protocols import MCM, PEM, SPM, RangeCandidates, segment
 
-__all__ = ["assignment_check", "group_support_moments", "Probes", "engine_records", "support_table",
-           "correlation_table", "f1_table", "agreement_values", "speed_table", "speed_values", "engine_frame"]
+__all__ = ["setting_findings", "assignment_check", "assignment_findings", "group_support_moments", "Probes",
+           "engine_records", "support_table", "correlation_table", "f1_table", "agreement_values", "speed_table",
+           "speed_values", "engine_frame"]
+
+
+def setting_findings(data: Dataset, *, k: int, n_runs: int, query_limit: int) -> dict:
+    """The agreement runs' setting the text quotes: ``engine_runs``, ``engine_n``, ``engine_m``, ``engine_k``,
+    ``engine_query_limit`` (``data``: the runs' data set)."""
+    return dict(engine_runs=int(n_runs), engine_n=int(data.n), engine_m=int(data.m), engine_k=int(k),
+                engine_query_limit=int(query_limit))
 
 
 def assignment_check(protocol, data, *, seed: int) -> pd.DataFrame:
@@ -48,6 +58,12 @@ def assignment_check(protocol, data, *, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"users (protocol engine)": src_protocol.sizes, "users (count engine)": src_counts.sizes,
                          "distinct values held": (src_counts.gcounts > 0).sum(axis=1)},
                         index=pd.Index(range(1, src_counts.plan.n_groups + 1), name="group"))
+
+
+def assignment_findings(assignment: pd.DataFrame, data: Dataset) -> dict:
+    """What the text quotes of :func:`assignment_check`'s table: ``engine_assign_groups`` (its groups) and
+    ``engine_assign_distinct`` (the distinct values of ``data`` the tallies cover)."""
+    return dict(engine_assign_groups=len(assignment), engine_assign_distinct=int(data.n_distinct))
 
 
 def group_support_moments(w, N: int) -> tuple[float, float]:
@@ -307,9 +323,27 @@ def speed_table(data, tiny, *, epsilon: float, k: int, query_limit: int, reps: i
     return pd.DataFrame(rows)
 
 
-def speed_values(table: pd.DataFrame) -> dict:
-    """The numbers the chapter quotes from :func:`speed_table` (``engine_speed_*`` per protocol)."""
-    out = {}
+def speed_values(table: pd.DataFrame, data: Dataset, *, epsilon: float, k: int, query_limit: int, reps: int) -> dict:
+    """The numbers the chapter quotes from :func:`speed_table` and its setting.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`speed_table`'s result.
+    data : ldp.datasets.Dataset
+        The data set it timed.
+    epsilon, k, query_limit, reps : keyword-only
+        The arguments it was given.
+
+    Returns
+    -------
+    dict
+        Per protocol: ``engine_speed_counts_ms_{name}``, ``engine_speed_protocol_s_{name}`` and
+        ``engine_speed_ratio_{name}``; the setting ``engine_speed_n``, ``engine_speed_m``, ``engine_speed_k``,
+        ``engine_speed_eps``, ``engine_speed_limit`` and ``engine_speed_reps``.
+    """
+    out: dict = dict(engine_speed_n=int(data.n), engine_speed_m=int(data.m), engine_speed_k=int(k),
+                     engine_speed_eps=float(epsilon), engine_speed_limit=int(query_limit), engine_speed_reps=int(reps))
     for name, ms, sec, ratio in zip(table["protocol"], table["count engine (ms)"], table["protocol engine (s)"],
                                     table["speed-up"]):
         key = name.lower()

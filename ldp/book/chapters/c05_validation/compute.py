@@ -1,23 +1,101 @@
-"""TODO docstring."""
+"""What chapter 05 computes (paper section 5, Figures 2-4): section 5's simulation grids against the analysis.
+
+* :class:`Grids` -- PEM on section 5's Zipf data with the count engine, through :func:`ldp.experiments.run_grid`,
+  ``repetitions`` runs per point, timed;
+* :func:`identification_table`, :func:`utility_table` -- the figures' points: simulation beside eq. (5) or eq. (4)
+  under the readings of :data:`READINGS`, on the realised frequencies of each data set;
+* :func:`figure2_findings`, :func:`figure3_findings`, :func:`figure4_findings` -- the numbers the text quotes about
+  each figure (:func:`gaps`: where simulation and analysis differ most, and the other readings);
+* :func:`identification_summary`, :func:`utility_wide_table`, :func:`configurations_table` -- the tables shown;
+* :func:`mirror_pairs`, :func:`distribution_ends` -- what the claims of Figures 3 and 4 compare.
+"""
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ....analysis import identification_probability, utility_score
-from ....experiments import identification_rates, row_dataset, summarize
+from ....analysis import identification_probability, utility_score, validation_setting
+from ....experiments import Grid, identification_rates, row_dataset, run_grid, summarize
 from ....protocols import PEM
+
+__all__ = ["READINGS", "Grids", "dist_name", "level_label", "binomial_se", "run_config", "identification_table",
+           "utility_table", "where_identification", "where_utility", "gaps", "argmaxes", "figure2_findings",
+           "identification_summary", "utility_wide_table", "figure3_findings", "figure4_findings",
+           "configurations_table", "mirror_pairs", "distribution_ends"]
 
 #: the three readings of eq. (5) the validation compares (keyword arguments of ``ldp.analysis``):
 #: the default (the text's k - j + 1 slots, the paper's N[i]), the lower-ranked heavy values as
 #: competitors, and the formula as printed
 READINGS: dict[str, dict[str, str]] = {"analysis": {}, "lower": {"competitors": "lower"},
                                        "formula": {"slots": "formula"}}
+
+
+#: a warning joblib's loky pool may give when it restarts an idle worker between grids (harmless)
+IDLE_WORKER_WARNING = "A worker stopped while some jobs were given"
+
+
+@dataclass
+class Grids:
+    """Section 5's simulation grids: PEM with the count engine on Zipf data, ``repetitions`` runs per point.
+
+    Every grid goes through :func:`ldp.experiments.run_grid` (in parallel, cached, each run's seed derived from
+    ``root_seed`` and the point); :attr:`runs` and :attr:`seconds` add up the runs and the wall time of every
+    grid run so far (points already in the cache take no time).
+
+    Parameters
+    ----------
+    repetitions : int
+        Runs per point.
+    root_seed : int
+        The grids' root seed.
+    n_jobs : int
+        joblib workers (-1: all cores).
+    zipf_exponent : float
+        The data's law, ``f_j`` proportional to ``1/j^zipf_exponent``.
+    """
+
+    repetitions: int
+    root_seed: int
+    n_jobs: int = -1
+    zipf_exponent: float = 1.5
+    runs: int = 0
+    seconds: float = 0.0
+
+    def data(self, n: int, m: int, drop: int = 0, **extra) -> tuple[str, dict, str]:
+        """A data set spec for :meth:`run`: section 5's Zipf data of ``n`` users and ``m`` bits, without its
+        ``drop`` most frequent values (``drop=20``: zipf(-20)); ``extra``: more arguments of
+        :func:`ldp.datasets.zipf` (e.g. ``sampling="rounded"``), also in the data set's name."""
+        kw = {"n": int(n), "m": int(m), "s": float(self.zipf_exponent), "drop_top": int(drop), **extra}
+        name = f"{dist_name(drop)}, n={int(n)}, m={int(m)}" + "".join(f", {k}={v}" for k, v in extra.items())
+        return ("zipf", kw, name)
+
+    def run(self, protocol_kwargs: Mapping, datasets: Sequence, params: Mapping, rank_depth: int = 0) -> pd.DataFrame:
+        """PEM (``protocol_kwargs``) on every data set of ``datasets`` at every level of ``params``, with the count
+        engine, :attr:`repetitions` times: :func:`ldp.experiments.run_grid`'s rows (``rank_depth``: the top values
+        whose ranks each run records)."""
+        grid = Grid([("PEM", protocol_kwargs, "PEM")], datasets, params, repetitions=self.repetitions,
+                    engine="counts", root_seed=self.root_seed, rank_depth=rank_depth)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=IDLE_WORKER_WARNING)
+            rows = run_grid(grid, n_jobs=self.n_jobs, progress=False)
+        self.runs += grid.n_runs
+        self.seconds += time.perf_counter() - t0
+        return rows
+
+    def findings(self, *, chapter_seconds: float) -> dict:
+        """``validation_runs_total`` and ``validation_grid_seconds`` (:attr:`runs`, :attr:`seconds`), and
+        ``validation_seconds``, the chapter's time so far."""
+        return {"validation_runs_total": int(self.runs), "validation_grid_seconds": float(self.seconds),
+                "validation_seconds": float(chapter_seconds)}
 
 
 def dist_name(drop_top: int) -> str:
@@ -149,6 +227,215 @@ def utility_table(panels: Mapping[str, tuple[str, pd.DataFrame]], k: int) -> pd.
     # standard error of the mean, floored at one heavy hitter in one run (1/(k R))
     out["se"] = np.maximum(out["sem"].fillna(0.0), 1.0 / (k * out["runs"]))
     return _readings(out)
+
+
+def where_identification(row) -> str:
+    """A point of :func:`identification_table` as the text names it: panel, level, rank and frequency."""
+    return (f"panel ({row['panel']}), {level_label(row['axis'], row['level'])}, rank {int(row['rank'])} "
+            f"(f = {row['frequency']:.4f})")
+
+
+def where_utility(row) -> str:
+    """A point of :func:`utility_table` as the text names it: panel, level, data set and metric."""
+    x = row["x"]
+    label = {"g": f"g = {x}", "etas": f"η[1] = {x}", "group_fractions": f"n[1] = {x:,}", "n": f"n = {int(x):,}",
+             "m": f"m = {int(x)}", "epsilon": f"ε = {x:g}"}[row["axis"]]
+    return f"panel ({row['panel']}), {label}, {row['dist']}, {row['metric'].upper()}"
+
+
+def gaps(points: pd.DataFrame, prefix: str, where: Callable) -> dict:
+    """Where simulation and analysis differ most, the mean gaps, and how far the other readings of eq. (5) are.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        :func:`identification_table` or :func:`utility_table`.
+    prefix : str
+        The names' stem, e.g. ``"validation_fig2"``.
+    where : callable
+        Names a point (:func:`where_identification`, :func:`where_utility`).
+
+    Returns
+    -------
+    dict
+        ``{prefix}_gap_where`` (the point of the largest gap), ``_dmin`` (the smallest domain tested),
+        ``_mean_gap`` (mean absolute gap), ``_bias`` (mean signed gap, simulation minus analysis) and, for the
+        readings ``lower`` and ``formula``: ``_gap_{reading}`` (its largest gap to the simulation),
+        ``_diff_{reading}`` (its largest difference from the default analysis) and ``_mean_gap_{reading}``.
+    """
+    out = {f"{prefix}_gap_where": where(points.loc[points["gap"].abs().idxmax()]),
+           f"{prefix}_dmin": int(points["dmin"].min()), f"{prefix}_mean_gap": float(points["gap"].abs().mean()),
+           f"{prefix}_bias": float(points["gap"].mean())}
+    for name in ("lower", "formula"):
+        out |= {f"{prefix}_gap_{name}": float((points["sim"] - points[name]).abs().max()),
+                f"{prefix}_diff_{name}": float((points["analysis"] - points[name]).abs().max()),
+                f"{prefix}_mean_gap_{name}": float((points["sim"] - points[name]).abs().mean())}
+    return out
+
+
+def argmaxes(util: pd.DataFrame, panel: str) -> tuple[str, str]:
+    """The simulated argmax of each (data set, metric) series of a panel of :func:`utility_table`, as text
+    (``"6 (zipf F1), ..."``), and the analysis' argmaxes (``"6"``, several if the series differ)."""
+    sims, ans = [], set()
+    for (dist, metric), s in util[util["panel"] == panel].groupby(["dist", "metric"], sort=False):
+        sims.append(f"{s.loc[s['sim'].idxmax(), 'x']:,} ({dist} {metric.upper()})")
+        ans.add(s.loc[s["analysis"].idxmax(), "x"])
+    return ", ".join(sims), ", ".join(f"{int(v):,}" for v in sorted(ans))
+
+
+def _panels(panels: Sequence[str]) -> str:
+    """``"(a), (c)"``, or ``"none"``."""
+    return ", ".join(f"({p})" for p in panels) or "none"
+
+
+def figure2_findings(ident: pd.DataFrame, setting: Mapping, *, repetitions: int) -> dict:
+    """The numbers the text quotes about Figure 2.
+
+    Parameters
+    ----------
+    ident : pandas.DataFrame
+        :func:`identification_table` of the figure's three panels.
+    setting : mapping
+        Its default setting (:func:`ldp.analysis.validation_setting`: ``n``, ``m``, ``epsilon``).
+    repetitions : int, keyword-only
+        Runs per point.
+
+    Returns
+    -------
+    dict
+        :func:`gaps` (``validation_fig2_*``), ``validation_reps``, ``validation_fig2_n`` and ``_n_text`` (the
+        caption's and the text's default ``n``), ``_found_sim`` and ``_found_analysis`` (top values found at the
+        default setting, simulated and predicted) and ``_se_max`` (the largest standard error of a rate).
+    """
+    at = (ident["n"] == setting["n"]) & (ident["m"] == setting["m"]) & np.isclose(ident["epsilon"], setting["epsilon"])
+    default = ident[at & (ident["panel"] == ident.loc[at, "panel"].min())]  # the default setting, in one panel
+    return gaps(ident, "validation_fig2", where_identification) | {
+        "validation_reps": int(repetitions), "validation_fig2_n": int(setting["n"]),
+        "validation_fig2_n_text": int(validation_setting("identification", reading="text")["n"]),
+        "validation_fig2_found_sim": float(default["sim"].sum()),
+        "validation_fig2_found_analysis": float(default["analysis"].sum()),
+        "validation_fig2_se_max": float(0.5 / np.sqrt(repetitions))}
+
+
+def identification_summary(ident: pd.DataFrame) -> pd.DataFrame:
+    """Per (panel, setting): the top values found, simulated and predicted, and the largest gap (3 decimals)."""
+    return ident.groupby(["panel", "setting", "etas"], sort=False).agg(
+        found_sim=("sim", "sum"), found_analysis=("analysis", "sum"),
+        max_abs_gap=("gap", lambda g: g.abs().max())).reset_index().round(3)
+
+
+def utility_wide_table(util: pd.DataFrame) -> pd.DataFrame:
+    """:func:`utility_table` wide: per (panel, level) the simulated and predicted F1 and NCR of each data set."""
+    table = util.pivot_table(index=["panel", "x"], columns=["dist", "metric"], values=["sim", "analysis"], sort=False)
+    return table.set_axis([" ".join(c) for c in table.columns], axis=1).reset_index().round(3)  # flat headers
+
+
+def _asymmetry(util: pd.DataFrame, panel: str, center: float) -> float:
+    """The analysis' largest ``|U(center + d) - U(center - d)|`` over the series of a panel (0 if no mirror)."""
+    series = [s.set_index("x")["analysis"] for _, s in util[util["panel"] == panel].groupby(["dist", "metric"])]
+    return float(max((abs(s[x] - s[2 * center - x]) for s in series for x in s.index
+                      if x > center and 2 * center - x in s.index), default=0.0))
+
+
+def figure3_findings(util: pd.DataFrame, lower: Sequence[str], *, n: int, bits: int) -> dict:
+    """The numbers the text quotes about Figure 3.
+
+    Parameters
+    ----------
+    util : pandas.DataFrame
+        :func:`utility_table` of its panels (a) rounds ``g``, (b) ``eta[1]``, (c) ``n[1]``.
+    lower : sequence of str
+        The panels that draw the ``"lower"`` reading (:func:`ldp.book.chapters.c05_validation.utility.lower_panels`).
+    n : int, keyword-only
+        Users (panel (c) is symmetric about ``n // 2``).
+    bits : int, keyword-only
+        The bits after ``gamma`` (panel (b) is symmetric about ``bits // 2``).
+
+    Returns
+    -------
+    dict
+        :func:`gaps` (``validation_fig3_*``), ``_lower_panels``, ``_diff_lower_where``, the mean signed gap per
+        data set (``_bias_zipf``, ``_bias_z20``), the largest gap per panel (``_gap_a`` ...), ``validation_fig3_n``;
+        panel (a)'s most rounds (``validation_fig3a_gmax``, ``_dmin``), its steps and rises, the analysis' overshoot
+        there (``_over_last``, with ``"lower"``: ``_over_last_lower``, ``_over_last_where``); per panel the
+        argmaxes (``validation_fig3{a,b,c}_best_sim``, ``_best_analysis``) and for (b), (c) the analysis'
+        asymmetry ``_asym_analysis``.
+    """
+    out = gaps(util, "validation_fig3", where_utility)
+    out["validation_fig3_lower_panels"] = _panels(lower)
+    out["validation_fig3_diff_lower_where"] = where_utility(util.loc[(util["analysis"] - util["lower"]).abs().idxmax()])
+    out |= {f"validation_fig3_bias_{'z20' if dist != 'zipf' else 'zipf'}": float(g["gap"].mean())
+            for dist, g in util.groupby("dist")}
+    out |= {f"validation_fig3_gap_{p}": float(g["gap"].abs().max()) for p, g in util.groupby("panel")}
+    a = util[util["panel"] == "a"]
+    last = a[a["x"] == a["x"].max()]  # the most rounds: the smallest domains
+    i_last = (last["analysis"] - last["sim"]).idxmax()
+    steps = [np.diff(s.sort_values("x")["sim"].to_numpy()) for _, s in a.groupby(["dist", "metric"], sort=False)]
+    out |= {"validation_fig3_n": int(n), "validation_fig3a_gmax": int(a["x"].max()),
+            "validation_fig3a_dmin": int(last["dmin"].min()),
+            "validation_fig3a_rises": int(sum((s > 0).sum() for s in steps)),
+            "validation_fig3a_steps": int(sum(len(s) for s in steps)),
+            "validation_fig3a_over_last": float((last["analysis"] - last["sim"]).max()),
+            "validation_fig3a_over_last_lower": float(last.loc[i_last, "lower"] - last.loc[i_last, "sim"]),
+            "validation_fig3a_over_last_where": f"{last.loc[i_last, 'dist']} {last.loc[i_last, 'metric'].upper()}"}
+    for panel in "abc":
+        out[f"validation_fig3{panel}_best_sim"], out[f"validation_fig3{panel}_best_analysis"] = argmaxes(util, panel)
+    for panel, center in (("b", bits // 2), ("c", n // 2)):  # the analysis is symmetric: |U(c + d) - U(c - d)|
+        out[f"validation_fig3{panel}_asym_analysis"] = _asymmetry(util, panel, center)
+    return out
+
+
+def figure4_findings(util: pd.DataFrame, panels: Mapping[str, tuple[str, pd.DataFrame]], setting: Mapping,
+                     lower: Sequence[str], *, drop_top: int) -> dict:
+    """The numbers the text quotes about Figure 4.
+
+    Parameters
+    ----------
+    util : pandas.DataFrame
+        :func:`utility_table` of ``panels``.
+    panels : mapping of str to (str, pandas.DataFrame)
+        Panel -> (axis, the grid's rows), as given to :func:`utility_table`.
+    setting : mapping
+        The default setting (:func:`ldp.analysis.validation_setting`: ``n``, ``m``, ``epsilon``, ``k``).
+    lower : sequence of str
+        The panels that draw the ``"lower"`` reading.
+    drop_top : int, keyword-only
+        The values zipf(-20) drops.
+
+    Returns
+    -------
+    dict
+        :func:`gaps` (``validation_fig4_*``), ``_lower_panels``; the optimizer's configurations
+        (``_default_etas`` at the default setting, ``_n_configs`` over the grid); panel (a)'s F1 at its smallest
+        and largest ``n`` for both data sets (``_a_lo_n``, ``_a_hi_n``, ``_a_lo_zipf``, ``_a_lo_z20``,
+        ``_a_hi_zipf``, ``_a_hi_z20``); at the point with the largest gap in standard errors, its data set
+        (``_worst_dist``) and the frequencies of ranks ``k`` and ``k + 1`` there (``_worst_fk``, ``_worst_fk1``).
+    """
+    n, m, k = setting["n"], setting["m"], setting["k"]
+    out = gaps(util, "validation_fig4", where_utility)
+    out["validation_fig4_lower_panels"] = _panels(lower)
+    f1 = util[util["metric"] == "f1"]
+    at = f1[(f1["n"] == n) & (f1["m"] == m) & (f1["epsilon"] == setting["epsilon"])]
+    a4 = f1[f1["panel"] == "a"].pivot_table(index="x", columns="dist", values="sim")  # zipf against zipf(-20), (a)
+    w = util.loc[util["z"].abs().idxmax()]  # the point furthest from the analysis, in standard errors
+    rows = panels[w["panel"]][1]
+    row = rows[(rows["n"] == w["n"]) & (rows["m"] == w["m"]) & (rows["epsilon"] == w["epsilon"])
+               & (rows["dataset_drop_top"] == (drop_top if w["dist"] != "zipf" else 0))].iloc[0]
+    f_top = run_config(row)[1].top_frequencies(k + 1)
+    default_etas = at["etas"].iloc[0] if len(at) else str(PEM(setting["epsilon"], k, m).config(n).etas)
+    lo, hi = a4.iloc[0], a4.iloc[-1]
+    return out | {"validation_fig4_default_etas": default_etas, "validation_fig4_n_configs": int(f1["etas"].nunique()),
+                  "validation_fig4_a_lo_n": int(a4.index.min()), "validation_fig4_a_hi_n": int(a4.index.max()),
+                  "validation_fig4_a_lo_zipf": float(lo["zipf"]), "validation_fig4_a_lo_z20": float(lo.iloc[1]),
+                  "validation_fig4_a_hi_zipf": float(hi["zipf"]), "validation_fig4_a_hi_z20": float(hi.iloc[1]),
+                  "validation_fig4_worst_dist": w["dist"], "validation_fig4_worst_fk": float(f_top[k - 1]),
+                  "validation_fig4_worst_fk1": float(f_top[k])}
+
+
+def configurations_table(util: pd.DataFrame) -> pd.DataFrame:
+    """The configuration PEM ran at each point of :func:`utility_table`: ``panel, n, m, epsilon, etas``."""
+    f1 = util[util["metric"] == "f1"]
+    return f1.drop_duplicates(["panel", "x"])[["panel", "n", "m", "epsilon", "etas"]].reset_index(drop=True)
 
 
 def mirror_pairs(series: pd.DataFrame, center: float) -> pd.DataFrame:
