@@ -101,6 +101,10 @@ def claim_values(chapter: str, store=None) -> dict[str, Any]:
     return out
 
 
+#: which settings a chapter ran with, by its ``quick`` parameter: how its opening's "Executing this chapter took" ends
+SETTINGS_NOTE = {True: "in this quick build (small settings, not the paper's)", False: "with the paper's settings"}
+
+
 class ChapterClock:
     """The chapter's wall time, started in its first code cell and glued in its last.
 
@@ -116,7 +120,15 @@ class ChapterClock:
         """Seconds since the clock started."""
         return time.perf_counter() - self._t0
 
-    def text(self) -> str:
-        """The elapsed time as the chapter openings print it: ``"12 s"`` or ``"3.4 min"``."""
+    def text(self, *, quick: bool | None = None) -> str:
+        """The elapsed time as the chapter openings print it: ``"12 s"`` or ``"3.4 min"``.
+
+        Parameters
+        ----------
+        quick : bool, optional, keyword-only
+            The chapter's ``quick`` parameter: when given, the text goes on to say which settings ran
+            (:data:`SETTINGS_NOTE`), ``"12 s in this quick build (small settings, not the paper's)"``.
+        """
         s = self.seconds()
-        return f"{s:,.0f} s" if s < 120 else f"{s / 60:.1f} min"
+        text = f"{s:,.0f} s" if s < 120 else f"{s / 60:.1f} min"
+        return text if quick is None else f"{text} {SETTINGS_NOTE[bool(quick)]}"
