@@ -69,7 +69,8 @@ def test_the_prose_scan_finds_what_it_should():
 
 def test_the_chapters_hold_at_most_1200_code_lines():
     per = {p.stem: sum(code_lines(c) for c in code_cells(p)) for p in NOTEBOOKS}
-    assert sum(per.values()) <= MAX_CODE_LINES, f"{sum(per.values())} code lines in all (at most {MAX_CODE_LINES}): {per}"
+    assert sum(per.values()) <= MAX_CODE_LINES, (f"{sum(per.values())} code lines in all (at most {MAX_CODE_LINES}): "
+                                                 f"{per}")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
