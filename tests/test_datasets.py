@@ -472,6 +472,7 @@ def test_generators_refuse_sizes_the_machine_cannot_hold(monkeypatch):
     with pytest.raises(ValueError, match=r"n = 1,099,511,627,776 users need .* n must be at most [\d,]+ here"):
         D.exponential(n=2**40, rng=0)
     monkeypatch.setattr(dataset, "machine_memory", lambda: 2**20)  # a machine of 1 MiB
-    with pytest.raises(ValueError, match=r"n = 100,000 users need about 1\.5 MiB .*more than this machine.s memory \(1\.0 MiB\)"):
+    with pytest.raises(ValueError, match=r"n = 100,000 users need about 1\.53 MiB .*more than this machine.s "
+                                         r"memory \(1 MiB\): n must be at most 65,536 here"):
         D.exponential(n=100_000, rng=0)
     assert D.exponential(n=1000, rng=0).n == 1000

@@ -24,7 +24,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from ..analysis.frequencies import exponential_frequencies, zipf_frequencies
-from ..core.dataset import Dataset
+from ..core.dataset import Dataset, check_users_fit
 from ..numeric import largest_remainder, readonly
 from ..validation import check_int, check_real, check_rng
 from ..values import MAX_BITS, n_words, value_keys
@@ -142,6 +142,7 @@ def zipf(n: int, s: float = 1.5, m: int = 64, *, n_distinct: int | None = None, 
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
+    check_users_fit(n, m)
     s = check_real(s, "s", lo=0.0, lo_open=True)
     drop_top = check_int(drop_top, "drop_top", 0)
     if n_distinct is None:
@@ -205,6 +206,7 @@ def exponential(n: int = 10 ** 6, scale: float = 0.05, m: int = 64, *, n_distinc
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
+    check_users_fit(n, m)
     scale = check_real(scale, "scale", lo=0.0, lo_open=True)
     if n_distinct is None:
         n_distinct = min(2 ** m, _exp_support(n, scale))
