@@ -182,11 +182,27 @@ def list_inside(root, rel: str = "") -> list[tuple[str, bool]]:
 
 
 def read_limited(fh: IO[bytes], limit: int, path, what: str) -> bytes:
-    """At most ``limit`` bytes of ``fh``; more is an :class:`UnsafeFileError` naming ``what`` (the limit's name)."""
-    data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise UnsafeFileError(path, f"is larger than {what} = {limit:,} bytes, the most read of such a file")
-    return data
+    """The content of ``fh``, at most ``limit`` bytes; more is an :class:`UnsafeFileError` naming ``what``.
+
+    The size is checked before anything is read, and the file is read in
+    pieces of at most a megabyte (``read(limit)`` would reserve ``limit``
+    bytes at once, whatever the file holds).
+    """
+    def refuse() -> UnsafeFileError:
+        return UnsafeFileError(path, f"is larger than {what} = {limit:,} bytes, the most read of such a file")
+
+    if os.fstat(fh.fileno()).st_size > limit:
+        raise refuse()
+    pieces: list[bytes] = []
+    got = 0
+    while True:
+        piece = fh.read(min(2**20, limit + 1 - got))
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        got += len(piece)
+        if got > limit:  # grew while it was read
+            raise refuse()
 
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)

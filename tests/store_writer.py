@@ -1,24 +1,30 @@
-"""One writer process of tests/test_store_writers.py: appends one batch (an .npz reports file) to a report store.
+"""Writer processes for tests/test_store_writers.py: each appends one batch (an .npz reports file) to a report store.
 
-Usage::
+``python tests/store_writer.py --serve`` imports ldp once and then forks one writer process per command read
+from its standard input (a JSON object per line), so that a test can start many writers, at the same
+instant, without paying the import each time:
 
-    python tests/store_writer.py STORE BATCH.npz [--start T] [--die-at K] [--count]
+* ``{"run": {"store": S, "batch": B, "start": T, "die_at": K, "count": false, "out": F}}`` forks a writer
+  that waits until ``time.time() >= T``, appends batch ``B`` to store ``S`` and exits; its output goes to
+  file ``F``.  Answers ``{"pid": P}``.  With ``die_at = K > 0`` the writer SIGKILLs itself at its K-th
+  file-system step (an ``os`` call that opens, creates, links, renames, removes or syncs a file, a lock,
+  or a Parquet write), so a test can kill a writer at every point of an append; with ``count`` it prints
+  how many such steps the append made.
+* ``{"wait": P}`` waits for writer ``P``; answers ``{"code": C}``: 0 (appended; the output is the batch
+  number), 3 (refused: a user is already in the store), ``-9`` (killed), 1 (another error).
 
-``--start T``: wait until ``time.time() >= T`` before appending (several writers start together).
-``--die-at K``: SIGKILL this process at its K-th file-system step (an ``os`` call that creates, renames,
-links, removes, locks or syncs a file, or a Parquet write), so a test can kill a writer at every point of
-an append.  ``--count``: print how many such steps the append made.
-
-Prints the batch number and exits 0; exits 3 when the store refuses the batch because a user is already in it.
+The writers are forked before this process has started any thread (nothing is read or written with
+pyarrow here), so fork is safe.
 """
 from __future__ import annotations
 
-import argparse
 import fcntl
+import json
 import os
 import signal
 import sys
 import time
+import traceback
 
 STEPS = ("open", "link", "replace", "rename", "unlink", "fsync", "mkdir", "rmdir")
 
@@ -46,33 +52,66 @@ def _instrument(die_at: int) -> list[int]:
     return count
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("store")
-    ap.add_argument("batch")
-    ap.add_argument("--start", type=float, default=0.0)
-    ap.add_argument("--die-at", type=int, default=0)
-    ap.add_argument("--count", action="store_true")
-    args = ap.parse_args()
+def _write(store: str, batch: str, start: float, die_at: int, count: bool) -> int:
+    from ldp.core.protocol_reports import ProtocolReports
     from ldp.core.reportwriter import append_batch
-    from ldp.protocols import ProtocolReports
 
-    reports = ProtocolReports.load(args.batch)
-    count = _instrument(args.die_at) if args.die_at or args.count else [0]
-    while time.time() < args.start:
-        time.sleep(0.001)
+    reports = ProtocolReports.load(batch)
+    steps = _instrument(die_at) if die_at or count else [0]
+    while time.time() < start:
+        time.sleep(0.0005)
     try:
-        b = append_batch(reports, args.store)
+        b = append_batch(reports, store)
     except ValueError as err:
         if "already in the store" in str(err):
             print(f"refused: {err}")
             return 3
         raise
     print(b)
-    if args.count:
-        print(f"steps {count[0]}")
+    if count:
+        print(f"steps {steps[0]}")
     return 0
 
 
+def _child(cmd: dict) -> None:
+    fd = os.open(cmd["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    sys.stdout = os.fdopen(1, "w", buffering=1)
+    sys.stderr = sys.stdout
+    try:
+        code = _write(cmd["store"], cmd["batch"], cmd.get("start", 0.0), cmd.get("die_at", 0),
+                      cmd.get("count", False))
+    except BaseException:  # noqa: BLE001 - reported through the exit code and the output file
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def serve() -> None:
+    import numpy as np
+    import pandas  # noqa: F401 - pyarrow imports it on first conversion of an array
+    import pyarrow.parquet  # noqa: F401
+
+    import ldp.core.reportwriter  # noqa: F401 - imported once, before any fork
+    from ldp.core.assignment import assign_groups
+
+    assign_groups(100, (0.5, 0.5), rng=np.random.default_rng(0))  # numba's kernel loaded once (no thread started)
+
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if "run" in msg:
+            pid = os.fork()
+            if pid == 0:
+                _child(msg["run"])
+            answer = {"pid": pid}
+        else:
+            _, status = os.waitpid(msg["wait"], 0)
+            answer = {"code": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    serve()

@@ -6,8 +6,8 @@ true top-k, and :mod:`ldp.datasets` builds the paper's data sets as instances.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Real

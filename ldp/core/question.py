@@ -33,8 +33,8 @@ from ..values import MAX_BITS, prefix
 from .assignment import MAX_USERS, assign_groups, group_sizes, trace_positions
 from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for
 
-__all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "MAX_PLAN_BYTES", "PlanError", "make_question", "group_sizes",
-           "assign_groups", "segment", "channel_hash"]
+__all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "MAX_PLAN_BYTES", "PlanError",
+           "make_question", "group_sizes", "assign_groups", "segment", "channel_hash"]
 
 #: the most groups a plan can have (group labels are ``uint16``; the wire format's group field too)
 MAX_GROUPS = 2**16 - 1
