@@ -86,7 +86,7 @@ def _child(cmd: dict) -> None:
         traceback.print_exc()
         code = 1
     sys.stdout.flush()
-    os._exit(code)
+    raise SystemExit(code)  # the forked writer ends here, with its code (nothing is buffered for the parent)
 
 
 def serve() -> None:

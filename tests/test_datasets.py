@@ -460,7 +460,7 @@ def test_generators_refuse_sizes_the_machine_cannot_hold(monkeypatch):
     from ldp.core import dataset
 
     for make in (lambda: D.exponential(n=2**40, rng=0), lambda: D.zipf(2**40, rng=0),
-                 lambda: D.url(month_visits=1e22, rng=0)):
+                 lambda: D.url(month_visits=1e22, rng=0), lambda: D.random_distinct_values(2**40, 64, rng=0)):
         tracemalloc.start()
         try:
             with pytest.raises(ValueError, match=r"more than this machine's memory") as info:

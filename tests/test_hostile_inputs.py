@@ -29,7 +29,8 @@ import ldp
 from ldp import datasets, reportfile
 from ldp.client import encode_protocol_reports, report
 from ldp.core import MAX_PLAN_BYTES, Plan, PlanError, oracle_specs, question
-from ldp.core.reportstore import MAX_STORE_JSON_BYTES, open_store, plan_digest
+from ldp.core.reportstore import open_store, plan_digest
+from ldp.core.storefolder import MAX_STORE_JSON_BYTES
 from ldp.oracles import FLH, ReportsFileError
 from ldp.protocols import ProtocolReports, aggregator
 from ldp.safefiles import MAX_JSON_DEPTH

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..core import Plan, PlanError
 from ..oracles.base import FrequencyOracle
-from ..oracles.flh import MAX_POOL_SIZE
+from ..oracles.flh import FLH, MAX_POOL_SIZE
 from ..oracles.hashed import HashedOracle
 from ..randomness import SystemCoins
 from ..validation import check_int
@@ -185,7 +185,7 @@ def _protected_target(plan, max_epsilon, max_pool_size) -> wire.Target:
         pool = max((q.pool_size for qs in t.source.questions for q in qs), default=0)
     else:
         eps, who = float(t.source.epsilon), "the oracle's"
-        pool = int(getattr(t.source, "pool_size", 0))
+        pool = t.source.pool_size if isinstance(t.source, FLH) else 0
     if eps > max_epsilon:
         raise ValueError(f"the plan's epsilon = {eps!r} ({who}) is above this device's ceiling max_epsilon = "
                          f"{max_epsilon!r}: the device reports only under plans with epsilon in (0, {max_epsilon!r}]; "

@@ -43,7 +43,7 @@ def _size(b: float) -> str:
     return f"{b:.0f} bytes"
 
 
-def check_users_fit(n: int, m: int, *, name: str = "n") -> int:
+def check_users_fit(n: int, m: int, *, name: str = "n", what: str = "users") -> int:
     """``n`` if a data set of ``n`` users of ``m``-bit values fits in this machine's memory, else a ValueError.
 
     Called by the generators (:mod:`ldp.datasets`) before anything is drawn, so
@@ -58,11 +58,13 @@ def check_users_fit(n: int, m: int, *, name: str = "n") -> int:
         Bits per value.
     name : str
         The parameter to name in the error.
+    what : str
+        What ``n`` counts (``"users"``, ``"values"``).
     """
     need = n * bytes_per_user(m)
     have = machine_memory()
     if have and need > have:
-        raise ValueError(f"{name} = {n:,} users need about {_size(need)} ({bytes_per_user(m)} bytes per user: the "
+        raise ValueError(f"{name} = {n:,} {what} need about {_size(need)} ({bytes_per_user(m)} bytes each: a "
                          f"value and its index into the tally), more than this machine's memory ({_size(have)}): "
                          f"{name} must be at most {have // bytes_per_user(m):,} here")
     return n

@@ -91,7 +91,7 @@ def check_pool_size(spec: str, pool_size) -> int:
 #: not; the others a kilobyte): 256 MiB, two of the largest pools
 ORACLE_CACHE_BYTES = 2**28
 #: the oracles :func:`oracle_for` keeps, least recently used evicted first
-ORACLE_CACHE: ByteCache = ByteCache(ORACLE_CACHE_BYTES, lambda o: 1024 + getattr(o, "nbytes", 0))
+ORACLE_CACHE: ByteCache = ByteCache(ORACLE_CACHE_BYTES, lambda o: 1024 + (o.nbytes if isinstance(o, FLH) else 0))
 
 
 def oracle_for(spec: str, epsilon: float, width: int, pool_size: int = 0, pool_seed: int = 0):

@@ -32,7 +32,7 @@ Reading (:func:`open_store`, :meth:`ldp.core.ProtocolReports.open`)
   symbolic link (:func:`ldp.safefiles.open_inside`): a link out of the
   store, a named pipe (which would block the reader for ever) or a device is
   refused;
-* ``store.json`` and the manifests are at most :data:`MAX_STORE_JSON_BYTES`
+* ``store.json`` and the manifests are at most :data:`ldp.core.storefolder.MAX_STORE_JSON_BYTES`
   and nest at most :data:`ldp.safefiles.MAX_JSON_DEPTH` levels, checked before
   they are parsed;
 * given the server's plan (``plan=``), the store's plan digest is compared
@@ -65,7 +65,6 @@ import errno
 import hashlib
 import json
 import os
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,46 +75,32 @@ import numpy as np
 
 from ..oracles.base import reports_class
 from ..reportfile import ReportsFileError, inconsistent
-from ..safefiles import UnsafeFileError, list_inside, loads_json, open_inside, read_limited
+from ..safefiles import loads_json
 from .question import Plan, assign_groups
+from .storefolder import (
+    BATCH_TYPE,
+    STORE_FORMAT,
+    STORE_TYPE,
+    arrow_modules,
+    batch_name,
+    file_name,
+    opened,
+    read_json,
+    scan_batches,
+)
 
-__all__ = ["STORE_TYPE", "BATCH_TYPE", "STORE_FORMAT", "DEFAULT_CHUNK", "MAX_STORE_JSON_BYTES", "LOCK_NAME",
-           "PENDING", "ABANDONED", "Partition", "StoredReports", "open_store", "read_partition", "plan_digest",
-           "field_types"]
+__all__ = ["STORE_TYPE", "BATCH_TYPE", "STORE_FORMAT", "DEFAULT_CHUNK", "Partition", "StoredReports", "open_store",
+           "read_partition", "plan_digest", "field_types"]
 
-#: ``type`` of ``store.json``
-STORE_TYPE = "ldp.protocol-report-store"
-#: ``type`` of a batch manifest
-BATCH_TYPE = "ldp.protocol-report-batch"
-#: format version of the store
-STORE_FORMAT = 1
 #: rows per chunk read (and per Parquet row group written)
 DEFAULT_CHUNK = 2**21
-#: the largest ``store.json`` or manifest read (32 MiB: a plan of :data:`ldp.core.MAX_PLAN_BYTES` and its
-#: oracles; a manifest lists at most one file per group, about 150 bytes each)
-MAX_STORE_JSON_BYTES = 2**25
-#: the writers' lock file in the store's folder (:mod:`ldp.core.reportwriter`)
-LOCK_NAME = "lock"
-#: suffixes of a batch's marks in ``batches/``: being written (its writer holds a lock on it), never committed
-PENDING, ABANDONED = ".pending", ".abandoned"
 _META_KEY = b"ldp.store"
 _MAX_FILE_META_BYTES = 2**12
-_BATCH_DIGITS = 6
-_GROUP_DIR = re.compile(r"group=(\d{4,5})")
-_BATCH_FILE = re.compile(r"batch=(\d{6,})\.parquet")
-_BATCH_ENTRY = re.compile(r"(\d{6,})(\.json|\.pending|\.abandoned)")
 
 
 def plan_digest(plan: Plan) -> str:
     """SHA-256 of the plan's JSON: the identity every file and manifest of a store records."""
     return hashlib.sha256(plan.to_json().encode()).hexdigest()
-
-
-def arrow_modules():
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    return pa, pq
 
 
 # ---------------------------------------------------------------------------
@@ -213,60 +198,6 @@ def _error(path, problem: str) -> ReportsFileError:
     return ReportsFileError(path, problem)
 
 
-@contextmanager
-def _opened(root, rel: str) -> Iterator[IO[bytes]]:
-    """``root / rel`` opened by :func:`ldp.safefiles.open_inside`, its refusals as :class:`ReportsFileError`."""
-    try:
-        fh = open_inside(root, rel)
-    except UnsafeFileError as err:
-        raise _error(err.path, err.problem) from None
-    with fh:
-        yield fh
-
-
-def _listing(root: Path, rel: str = "") -> list[tuple[str, bool]]:
-    try:
-        return list_inside(root, rel)
-    except UnsafeFileError as err:
-        raise _error(err.path, err.problem) from None
-
-
-def read_json(root: Path, rel: str, kind: str) -> dict:
-    """The store's JSON file ``root / rel`` of type ``kind``, read safely and bounded (module notes).
-
-    Raises ``FileNotFoundError`` when it is missing.
-    """
-    path = Path(root) / rel
-    with _opened(root, rel) as fh:
-        try:
-            data = read_limited(fh, MAX_STORE_JSON_BYTES, path, "MAX_STORE_JSON_BYTES")
-        except UnsafeFileError as err:
-            raise _error(err.path, err.problem) from None
-        except OSError as err:
-            raise _error(path, f"cannot be read ({type(err).__name__}: {err})") from err
-    try:
-        meta = loads_json(data, max_bytes=MAX_STORE_JSON_BYTES, limit_name="MAX_STORE_JSON_BYTES")
-    except json.JSONDecodeError as err:
-        raise _error(path, f"is not valid JSON ({err})") from err
-    except (ValueError, UnicodeDecodeError) as err:
-        raise _error(path, str(err)) from None
-    if not isinstance(meta, dict) or meta.get("type") != kind:
-        got = meta.get("type") if isinstance(meta, dict) else type(meta).__name__
-        raise _error(path, f"is not a {kind} file (type {got!r})")
-    if meta.get("format") != STORE_FORMAT:
-        raise _error(path, f"has store format {meta.get('format')!r}; this version of ldp reads format "
-                           f"{STORE_FORMAT}")
-    return meta
-
-
-def batch_name(b: int) -> str:
-    return f"{b:0{_BATCH_DIGITS}d}"
-
-
-def file_name(g: int, b: int) -> str:
-    return f"group={g:04d}/batch={batch_name(b)}.parquet"
-
-
 # ---------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------
@@ -302,7 +233,7 @@ def _check_file(part: Partition, fh: IO[bytes]):
 def _open_file(part: Partition):
     """The checked Parquet file of a partition (:func:`_check_file`), opened safely from the store."""
     try:
-        with _opened(part.root, part.rel) as fh:
+        with opened(part.root, part.rel) as fh:
             yield _check_file(part, fh)
     except FileNotFoundError:
         raise _error(part.path, "is missing: the store's manifest lists it") from None
@@ -391,20 +322,6 @@ def _plan_from(meta: dict, path: Path) -> tuple[Plan, list[list[dict]]]:
     return plan, oracles
 
 
-def _describe_orphans(root: Path, rels: list[str]) -> str:
-    """``"1,500 users in 4 files: group=0000/batch=000001.parquet, ..."`` (rows from the footers that read)."""
-    _, pq = arrow_modules()
-    users = 0
-    for rel in rels:
-        try:
-            with open_inside(root, rel) as fh:
-                users += pq.ParquetFile(fh).metadata.num_rows
-        except Exception:  # noqa: BLE001 - an unreadable file is counted as 0 users
-            pass
-    shown = ", ".join(sorted(rels)[:3]) + (", ..." if len(rels) > 3 else "")
-    return f"{users:,} users in {len(rels)} file(s): {shown}"
-
-
 class StoredReports:
     """The reports of a store folder, read lazily (:func:`open_store`; :meth:`ldp.core.ProtocolReports.open`).
 
@@ -422,6 +339,9 @@ class StoredReports:
         Users per group in the batches read.
     batches : tuple of int
         The batch numbers read.
+    highest_batch : int
+        The highest batch number the folder mentions, committed or not (-1
+        for none): a writer's next batch is numbered above it.
     """
 
     def __init__(self, directory, *, verify: bool = True, plan: Plan | None = None):
@@ -451,7 +371,7 @@ class StoredReports:
         self._types = plan_types(self.plan)
         parts: list[list[Partition]] = [[] for _ in range(self.plan.n_groups)]
         batches = []
-        manifests, self._highest = self._scan(root)
+        manifests, self.highest_batch = scan_batches(root)
         for b in manifests:
             rel = f"batches/{batch_name(b)}.json"
             mpath = root / rel
@@ -480,42 +400,6 @@ class StoredReports:
         self.sizes = tuple(sum(p.rows for p in ps) for ps in self._parts)
         if verify:
             self.verify_users()
-
-    @staticmethod
-    def _scan(root: Path) -> tuple[list[int], int]:
-        """The committed batches (those with a manifest) and the highest batch number the store mentions.
-
-        Lists the group folders first, then ``batches/``: a batch's mark
-        (``.pending``) exists before its first file and is removed only after
-        its manifest, so every file listed belongs to a batch with a manifest
-        or a mark, unless its manifest was removed.  Such a batch is checked
-        again name by name (a listing is no snapshot) and, if it is still
-        without a manifest and a mark, refused, naming it.
-        """
-        files: dict[int, list[str]] = {}
-        for name, _ in _listing(root):
-            if _GROUP_DIR.fullmatch(name):
-                for fname, _ in _listing(root, name):
-                    hit = _BATCH_FILE.fullmatch(fname)
-                    if hit:
-                        files.setdefault(int(hit.group(1)), []).append(f"{name}/{fname}")
-        manifests: set[int] = set()
-        marks: set[int] = set()
-        for name, _ in _listing(root, "batches"):
-            hit = _BATCH_ENTRY.fullmatch(name)
-            if hit:
-                (manifests if hit.group(2) == ".json" else marks).add(int(hit.group(1)))
-        for b in sorted(set(files) - manifests - marks):
-            here = [rel for rel in files[b] if os.path.lexists(root / rel)]
-            if here and not any(os.path.lexists(root / "batches" / f"{batch_name(b)}{suffix}")
-                                for suffix in (".json", PENDING, ABANDONED)):
-                raise _error(root / "batches" / f"{batch_name(b)}.json",
-                             f"is missing: the manifest of batch {b}, whose files are in the store "
-                             f"({_describe_orphans(root, here)}); without it the batch's users would be left out "
-                             f"of every aggregation. Restore the manifest, or move the batch's files out of "
-                             f"the store")
-        highest = max([*files, *manifests, *marks], default=-1)
-        return sorted(manifests), highest
 
     # -- checks ----------------------------------------------------------
     def verify_users(self) -> None:

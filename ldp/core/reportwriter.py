@@ -54,24 +54,26 @@ from pathlib import Path
 import numpy as np
 
 from .reportstore import (
+    DEFAULT_CHUNK,
+    StoredReports,
+    arrow_schema,
+    open_store,
+    plan_digest,
+    plan_types,
+    user_chunks,
+    users_dtype,
+)
+from .storefolder import (
     ABANDONED,
     BATCH_TYPE,
-    DEFAULT_CHUNK,
     LOCK_NAME,
     PENDING,
     STORE_FORMAT,
     STORE_TYPE,
-    StoredReports,
     arrow_modules,
-    arrow_schema,
     batch_name,
     file_name,
-    open_store,
-    plan_digest,
-    plan_types,
     read_json,
-    user_chunks,
-    users_dtype,
 )
 
 __all__ = ["append_batch"]
@@ -286,7 +288,7 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
         _clear_dead(root)
         existing = open_store(root, verify=False, plan=plan)
         _check_new_users(existing, reports)
-        batch = existing._highest + 1
+        batch = existing.highest_batch + 1
         mark_fd = _reserve(root / "batches", batch)
     mark = root / "batches" / f"{batch_name(batch)}{PENDING}"
     committed = False

@@ -57,6 +57,7 @@ def random_distinct_values(n_values: int, m: int, *, rng=None) -> np.ndarray:
     """
     m = check_int(m, "m", 1, MAX_BITS)
     n_values = check_int(n_values, "n_values", 1, 2 ** m)
+    check_users_fit(n_values, m, name="n_values", what="values")
     rng = check_rng(rng)
     W = n_words(m)
     if m <= 62 and 2 ** m <= 4 * n_values:  # small domain: a partial permutation, O(2**m) <= O(4 n)
