@@ -22,9 +22,8 @@ from ...claims.measures import g
 from ...claims.readings import under
 from ...plotting import FULL_WIDTH, interval, method_scales, render
 from ...plotting.tables import format_number
-from .compute import variance_table as table  # re-exported: the chapters call it here
 
-__all__ = ["NAME", "ENGINES", "MIN_VAR_RUNS", "table", "frame", "draw", "wide_table", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "MIN_VAR_RUNS", "frame", "draw", "wide_table", "CLAIMS"]
 
 NAME = "fig-eval-var"
 ENGINES = {NAME: "count engine (10 runs) against eq. (3)"}
