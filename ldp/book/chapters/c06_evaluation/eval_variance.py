@@ -32,7 +32,8 @@ MIN_VAR_RUNS = 3
 
 
 def frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The figure's data (of :func:`table`): ``protocol, epsilon, var_mean, var_std, var_count, var_pred, var_full``."""
+    """The figure's data (of :func:`.compute.variance_table`): ``protocol, epsilon, var_mean, var_std, var_count,
+    var_pred, var_full``."""
     return points[["protocol", "epsilon", "var_mean", "var_std", "var_count", "var_pred", "var_full"]]
 
 
@@ -59,7 +60,7 @@ def draw(data: pd.DataFrame, *, title: str):
 
 
 def wide_table(points: pd.DataFrame, columns: Mapping[str, str], *, scales: Mapping[str, float] | None = None):
-    """:func:`table` for the page: ε rows, one column per (protocol, quantity), 3 significant digits.
+    """:func:`.compute.variance_table` for the page: ε rows, one column per (protocol, quantity), 3 significant digits.
 
     ``columns`` maps the table's columns to their short names (``{"var_mean": "Var (10⁶)"}``),
     ``scales`` divides a column first (``{"var_mean": 1e6}``).
