@@ -60,7 +60,7 @@ class Attack:
     kind : {"input", "RPA", "MGA"}
         :mod:`ldp.attacks.crafting`.
     targets : int or array_like
-        How many fresh targets (values nobody holds, :func:`ldp.attacks.fresh_targets`)
+        How many fresh targets (1 to 2**20; values nobody holds, :func:`ldp.attacks.fresh_targets`)
         or the target values.
     placement : {"plan", "chosen"}
         :func:`ldp.attacks.fake_users`.
@@ -82,6 +82,8 @@ class Attack:
         if self.placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {PLACEMENTS}, got {self.placement!r}")
         check_int(self.trials, "trials", 1, 2**16)
+        if isinstance(self.targets, (int, np.integer)) and not isinstance(self.targets, (bool, np.bool_)):
+            check_int(self.targets, "targets", 1, 2**20)
 
 
 def planted(result: HeavyHitterResult, targets) -> int:

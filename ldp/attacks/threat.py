@@ -47,7 +47,7 @@ from joblib import Parallel, delayed
 from ..core import Dataset, HeavyHitterResult, oracle_for
 from ..metrics import f1
 from ..protocols import HeavyHitterProtocol
-from ..validation import check_int, check_rng
+from ..validation import check_int, check_real, check_rng
 from .crafting import gain, support_probability
 from .defences import consistency_check, flagged_values
 from .simulate import Attack, Outcome, Scenario
@@ -80,9 +80,9 @@ def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str =
         Factor between the first runs (> 1).
     rel_tol : float
         Stop when the smallest success and the largest failure differ by
-        less than this factor minus one.
+        less than this factor minus one (> 0).
     max_runs : int
-        At most this many runs.
+        At most this many runs (>= 1).
 
     Returns
     -------
@@ -97,8 +97,9 @@ def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str =
     need = check_int(need, "need", 1, scenario.targets.shape[0])
     if isinstance(rng, np.random.Generator):
         raise TypeError("rng must be an int or a SeedSequence: every run of the search reuses it")
-    if not grow > 1:
-        raise ValueError(f"grow must be a number > 1, got {grow!r}")
+    grow = check_real(grow, "grow", lo=1.0, lo_open=True)
+    rel_tol = check_real(rel_tol, "rel_tol", lo=0.0, lo_open=True)
+    max_runs = check_int(max_runs, "max_runs", 1)
     n, top = scenario.data.n, scenario.max_fake
     runs = 0
     outcomes: dict[int, Outcome] = {}
