@@ -142,10 +142,8 @@ def _search_task(label: str, protocol: HeavyHitterProtocol, data: Dataset, attac
                 if checks == "off" and not defended and out is not None:
                     # would the checks have seen it?  a run at that fraction, judged by every check
                     seen = judge.run(sc, out.fake, engine=engine, rng=s_run).checks
-                    row.update(index_flagged=seen.get("index_flagged", 0),
-                               detector_flagged=seen.get("detector_flagged", 0),
-                               detector_limit=seen.get("detector_limit", 0),
-                               consistency_flagged=seen.get("consistency_flagged", 0))
+                    row.update({key: seen.get(key, np.nan) for key in  # index test: FLH questions only
+                                ("index_flagged", "detector_flagged", "detector_limit", "consistency_flagged")})
                 rows.append(row)
     return rows
 
@@ -193,7 +191,8 @@ def adaptive_grid(protocols: Mapping[str, HeavyHitterProtocol], data: Dataset, *
         One row per (protocol, attacker, rep, checks, defence): ``protocol, oracle, epsilon, n, k, attacker,
         placement, targets, need, rep, checks, defence, guard, engine, fraction, runs, planted`` (``fraction``
         ``nan``: no success up to ``max_fraction``), and for the unchecked, undefended search what the checks
-        say of its smallest success (``index_flagged, detector_flagged, detector_limit, consistency_flagged``).
+        say of a run at its smallest success (``index_flagged, detector_flagged, detector_limit,
+        consistency_flagged``; ``nan`` where a check does not apply, the index test without FLH questions).
     """
     need = check_int(need, "need", 1)
     reps = check_int(reps, "reps", 1)

@@ -155,6 +155,9 @@ class Server:
         engine : {"counts", "protocol"}
             The engine of the run (module notes: what the count engine draws of the checks).
         rng : None, int, SeedSequence, BitGenerator or Generator
+            The run's seed: with an int or a SeedSequence the first release is exactly
+            ``scenario.run(fake, engine=engine, rng=rng)``'s (so searches with and without checks are
+            paired), the cleaned one reuses its streams, and the checks draw from a stream of their own.
 
         Returns
         -------
@@ -168,20 +171,19 @@ class Server:
         if engine not in ("counts", "protocol"):
             raise ValueError(f"engine must be 'counts' or 'protocol', got {engine!r}")
         f = scenario.count(fake)
-        s_run, s_agg, s_null = check_rng(rng).spawn(3)
-        run_seed, agg = int(s_run.integers(0, 2**63)), int(s_agg.integers(0, 2**63))
+        s_null = check_rng(rng).spawn(3)[2]  # children 0 and 1: the run's (Scenario.source), 2: the checks'
         protocol, plan = scenario.protocol, scenario.plan
         flh = any(q.pool_size for qs in plan.questions for q in qs)
         checks: dict = {}
         alarm = False
         fake_users = scenario.users(f)
         reports: ProtocolReports | None
+        src = scenario.source(f, engine=engine, rng=rng)
+        res = protocol.identify(src)
         if engine == "protocol":
-            reports = cast(ReportSupport, scenario.source(f, engine="protocol", rng=run_seed)).reports
-            res = protocol.aggregate(reports, rng=agg)
+            reports = cast(ReportSupport, src).reports
         else:
             reports = scenario.fake_reports(f)  # the only reports a count-engine run has: the crafted ones
-            res = protocol.identify(scenario.source(f, engine="counts", rng=run_seed))
         if self.index and flh:
             flagged = int(self._index_test(scenario, reports, f, engine, s_null)["flagged"].sum())
             checks["index_flagged"] = flagged
@@ -199,9 +201,10 @@ class Server:
                           planted_before_cleaning=scenario.outcome(res, f).planted)
             alarm |= n_flagged > limit
             if engine == "protocol" and n_flagged and d is not None and reports is not None:
-                res = protocol.aggregate(self.detector.clean(reports, d), rng=agg)
+                again = check_rng(rng).spawn(2)[1]  # the first release's tie-breaking stream (Scenario.source)
+                res = protocol.identify(ReportSupport(self.detector.clean(reports, d), rng=again))
             elif engine == "counts" and fake_flagged.shape[0]:
-                res = protocol.identify(scenario.source(f, engine="counts", rng=run_seed, drop=fake_flagged))
+                res = protocol.identify(scenario.source(f, engine="counts", rng=rng, drop=fake_flagged))
         if self.consistency:
             flagged = int(flagged_values(res, consistency_check(res, alpha=self.alpha)).sum())
             checks["consistency_flagged"] = flagged
