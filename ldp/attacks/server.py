@@ -111,7 +111,7 @@ class Server:
     ...     out = Server(rng=2).run(Scenario(pem, data, Attack("MGA", targets=16, cap=cap), rng=1), 0.12, rng=3)
     ...     print(cap, out.alarm, out.checks["planted_before_cleaning"], out.planted)
     None True 16 0
-    5 False 16 16
+    5 False 15 15
     """
 
     def __init__(self, *, detector=True, consistency: bool = True, index: bool = True, guard: float | None = None,
