@@ -3,7 +3,7 @@
 Usage::
 
     nice -n 10 .venv/bin/python benchmarks/bench_adaptive.py [--n 200000] [--targets 16] [--need 8] [--cap 5]
-        [--reps 1] [--budget 0.1] [--minimal-n 1000000] [--jobs 2] [--csv DIR] [--quick]
+        [--reps 1] [--budget 0.1] [--minimal-n 1000000] [--jobs 2] [--cross LABEL ...] [--csv DIR] [--quick]
 
 Settings (printed again by the script):
 
@@ -11,15 +11,18 @@ Settings (printed again by the script):
 * protocols (k = 16): PEM at eps = 2 with OLH, HR, Hashtogram, CMS and FLH; TreeHist, SFP (the same five
   oracles) and SPM (OLH) at eps = 4 (at eps = 2 and this n their honest releases are mostly noise: F1 near 0);
 * attackers (``ldp.attacks.adaptive_attacks``): "MGA" (plan's groups, hash search of 64 seeds or pool members),
-  "spread" (every group at its share), "index-honest" (FLH: honest index law), "capped" (CMS: ``--cap``
-  targets per report); ``--targets`` fresh targets, ``--need`` of them must be released;
+  "spread" (every group at its share), "one-each" (every group at its share, one target per fake user),
+  "index-honest" (FLH: honest index law), "capped" (CMS: ``--cap`` targets per report); ``--targets`` fresh
+  targets, ``--need`` of them must be released;
 * the server (``ldp.attacks.Server``, alpha = 1e-3): checks off, or on (index test, detector with cleaning,
   consistency check; an alarm fails the attack); the defence (``ldp.attacks.recover``) off, or on guarding
   against the largest share of fake reports, on the grid 0.25 %, 0.5 %, 1 %, 2 %, 5 %, whose mean honest F1
   loss is at most ``--budget`` (else the smallest share on the grid);
 * engine: the count engine, the checks' honest part drawn from its law (``ldp.attacks.server``); a last table
-  re-runs the adaptive attackers' checked fractions with real reports (the protocol engine) as a cross-check;
-* the minimal attack: one fresh target, maximal gain, PEM with OLH at eps = 2, ``--minimal-n`` users;
+  re-runs the adaptive attackers' checked fractions with real reports (the protocol engine) for the ``--cross``
+  protocols, as a cross-check;
+* one target: maximal gain, ``--minimal-n`` users, PEM (eps = 2), TreeHist, SFP and SPM (eps = 4) with OLH
+  (the minimal attack), 3 repetitions;
 * honest F1 with the defence off and on: 5 count-engine runs per protocol.
 
 Prints the tables of ``ldp.attacks.adaptive_grid``, ``defence_price``, ``adaptive_summary`` and
@@ -104,12 +107,13 @@ def measure(label: str, protos: dict, data, *, need: int, targets: int, cap: int
     return grid, price, summary
 
 
-def cross_check(grid: pd.DataFrame, protos: dict, data, *, targets: int, cap: int) -> None:
+def cross_check(grid: pd.DataFrame, protos: dict, data, *, targets: int, cap: int, labels) -> None:
     """The adaptive attackers' checked fractions (count engine) re-run once with real reports."""
     rows = []
     server = Server(rng=np.random.SeedSequence(0, spawn_key=(7,)))
     pick = grid[(grid["checks"] == "on") & (grid["defence"] == "off") & grid["fraction"].notna()
-                & grid["attacker"].isin(["index-honest", "capped", "spread"]) & (grid["rep"] == 0)]
+                & grid["attacker"].isin(["index-honest", "capped", "spread", "one-each"]) & (grid["rep"] == 0)
+                & grid["protocol"].isin(labels)]
     for row in pick.itertuples():
         P = protos[row.protocol]
         attack = adaptive_attacks(P, targets=targets, cap=cap)[row.attacker]
@@ -133,6 +137,7 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=0.1)
     ap.add_argument("--minimal-n", type=int, default=10**6)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cross", nargs="*", default=["PEM-OLH", "PEM-CMS", "PEM-FLH", "TreeHist-HR", "SFP-CMS"])
     ap.add_argument("--csv", type=Path)
     ap.add_argument("--quick", action="store_true", help="n = 50,000, fewer oracles (a smoke run)")
     args = ap.parse_args()
@@ -149,11 +154,13 @@ def main() -> None:
     protos = protocols(args.quick)
     grid, _, _ = measure("adaptive", protos, data, need=args.need, targets=args.targets, cap=args.cap,
                          reps=args.reps, budget=args.budget, jobs=args.jobs, csv=args.csv)
-    print(f"\nminimal attack: n = {args.minimal_n:,}, PEM-OLH eps = 2, one fresh target", flush=True)
+    print(f"\none target: n = {args.minimal_n:,}, PEM (eps = 2), TreeHist, SFP, SPM (eps = 4) with OLH", flush=True)
     big = ldp.datasets.exponential(n=args.minimal_n, m=64, rng=0)
-    measure("minimal", {"PEM-OLH": ldp.PEM(2.0, 16, 64)}, big, need=1, targets=1, cap=args.cap, reps=max(3, args.reps),
-            budget=args.budget, jobs=args.jobs, csv=args.csv)
-    cross_check(grid, protos, data, targets=args.targets, cap=args.cap)
+    one = {"PEM-OLH": ldp.PEM(2.0, 16, 64), "TreeHist-OLH": ldp.TreeHist(4.0, 16, 64, oracle="OLH"),
+           "SFP-OLH": ldp.SFP(4.0, 16, 64, oracle="OLH"), "SPM-OLH": ldp.SPM(4.0, 16, 64)}
+    measure("one-target", one, big, need=1, targets=1, cap=args.cap, reps=max(3, args.reps), budget=args.budget,
+            jobs=args.jobs, csv=args.csv)
+    cross_check(grid, protos, data, targets=args.targets, cap=args.cap, labels=args.cross)
     print(f"\ntotal: {time.perf_counter() - start:.0f} s wall")
 
 

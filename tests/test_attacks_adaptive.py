@@ -270,12 +270,16 @@ def test_adaptive_grid_price_and_summary():
     data = datasets.exponential(n=60_000, m=32, rng=2)
     protocols = {"PEM-FLH": ldp.PEM(4.0, 8, 32, oracle="FLH", pool_size=256),
                  "PEM-CMS": ldp.PEM(4.0, 8, 32, oracle="CMS")}
-    kw = dict(need=2, guard=0.01, targets=4, cap=2, reps=1, root_seed=3, max_fraction=0.4, null_seeds=5000)
+    names = {p: sorted(adaptive_attacks(P)) for p, P in protocols.items()}
+    assert names == {"PEM-FLH": ["MGA", "index-honest", "one-each", "spread"],
+                     "PEM-CMS": ["MGA", "capped", "one-each", "spread"]}
+    # one target per fake user needs a large share of fake users: left out here for time
+    attacks = {p: {k: v for k, v in adaptive_attacks(P, targets=4, cap=2).items() if k != "one-each"}
+               for p, P in protocols.items()}
+    kw = dict(need=2, guard=0.01, attacks=attacks, reps=1, root_seed=3, max_fraction=0.4, null_seeds=5000)
     a = adaptive_grid(protocols, data, n_jobs=1, **kw)
     b = adaptive_grid(protocols, data, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(a, b)  # the frame does not depend on the workers
-    names = {p: sorted(adaptive_attacks(P)) for p, P in protocols.items()}
-    assert names == {"PEM-FLH": ["MGA", "index-honest", "spread"], "PEM-CMS": ["MGA", "capped", "spread"]}
     assert a.shape[0] == 4 * 6 and set(a["checks"]) == {"off", "on"} and set(a["defence"]) == {"off", "on"}
     plain = a[(a["checks"] == "off") & (a["defence"] == "off")]
     found = plain["fraction"].notna()
@@ -284,8 +288,11 @@ def test_adaptive_grid_price_and_summary():
     price = defence_price(protocols, data, guards=[0.0, 0.01], reps=2, root_seed=3)
     assert price.shape[0] == 2 * 2 * 2 and (price["f1_defended"] <= 1).all()
     summary = adaptive_summary(a, price)
-    assert summary.shape[0] == 6 and {"checks_factor", "defence_factor", "price"} <= set(summary.columns)
+    assert summary.shape[0] == 6 and {"checks_factor", "defence_factor", "price", "stop_guard"} <= set(summary.columns)
     s = summary.set_index(["protocol", "attacker"])
     np.testing.assert_allclose(s["checks_factor"], s["checked"] / s["plain"])
+    stop = s["stop_guard"].notna()  # the guard that would stop an attacker exceeds the fraction it needs
+    assert (s.loc[stop, "stop_guard"] > s.loc[stop, "checked"]).all()
+    assert (s.loc[~stop, "checked"].isna() | (s.loc[~stop, "checked"] >= 0.01)).all()
     floor = undetected_fraction(a)
     assert set(floor["protocol"]) == set(protocols) and floor.shape[0] == 2

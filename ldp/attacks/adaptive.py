@@ -21,6 +21,15 @@ the server's checks (:mod:`ldp.attacks.defences`), built by :func:`adaptive_atta
   of a target rise alike and no group's counts look out of line with
   another's; the economical attacker who skips the groups she wins anyway
   (``placement="chosen"``) is what that check catches;
+* ``"one-each"`` (every oracle) -- against all three at once: every group at
+  its share, and each fake user backs one target (``cap=1``), as a holder
+  of it would, with a report that always supports it.  Her index is honest
+  (one target: any pool member supports it), she supports one target plus
+  chance ones (the detector's null), and every step's counts of the targets'
+  prefixes add up like holders' (a report that supports two siblings, as a
+  search for several targets does, lifts their sum twice as much as their
+  parent: what the consistency check sees in TreeHist's short prefixes).
+  She pays for it: each target gets ``1 / r`` of the fake users;
 
 beside the plain maximal-gain attacker ``"MGA"`` (the plan's groups, the
 hash search of :func:`ldp.attacks.craft`), the reference every check was
@@ -65,7 +74,7 @@ __all__ = ["ATTACKERS", "adaptive_attacks", "protocol_oracle", "adaptive_grid", 
            "undetected_fraction"]
 
 #: the attackers :func:`adaptive_attacks` can build (module notes)
-ATTACKERS = ("MGA", "spread", "index-honest", "capped")
+ATTACKERS = ("MGA", "spread", "one-each", "index-honest", "capped")
 #: the four servers of a search: (checks, defence)
 _SERVERS = (("off", False), ("on", False), ("off", True), ("on", True))
 
@@ -91,19 +100,21 @@ def adaptive_attacks(protocol: HeavyHitterProtocol, *, targets=16, cap: int = 7,
     Returns
     -------
     dict
-        ``"MGA"`` and ``"spread"`` always, ``"index-honest"`` with FLH questions, ``"capped"`` with CMS ones.
+        ``"MGA"``, ``"spread"`` and ``"one-each"`` always, ``"index-honest"`` with FLH questions, ``"capped"``
+        with CMS ones.
 
     Examples
     --------
     >>> import ldp
     >>> sorted(adaptive_attacks(ldp.PEM(2.0, 16, 64, oracle="FLH")))
-    ['MGA', 'index-honest', 'spread']
+    ['MGA', 'index-honest', 'one-each', 'spread']
     >>> adaptive_attacks(ldp.SFP(4.0, 16, 64), cap=5)["capped"].cap
     5
     """
     oracle = protocol_oracle(protocol)
     out = {"MGA": Attack("MGA", targets, trials=trials),
-           "spread": Attack("MGA", targets, placement="spread", trials=trials)}
+           "spread": Attack("MGA", targets, placement="spread", trials=trials),
+           "one-each": Attack("MGA", targets, placement="spread", cap=1, trials=trials)}
     if oracle == "FLH":
         out["index-honest"] = Attack("MGA", targets, trials=1)
     if oracle == "CMS":
@@ -299,6 +310,10 @@ def adaptive_summary(grid: pd.DataFrame, price: pd.DataFrame) -> pd.DataFrame:
         ``defence_factor = checked_defended / checked`` (the defence on top of the checks), ``f1, f1_defended``
         (mean honest F1 at that guard) and ``price = f1 - f1_defended``.  A factor is ``nan`` when a side is
         (no success within the largest share tried: the factor exceeds ``max_fraction / plain``).
+        ``stop_guard``: the smallest guard of ``price`` above ``checked``, and ``stop_price`` its F1 loss:
+        a defence guarding against a share ``eta`` leaves any attacker with fewer than ``eta`` fake users
+        unable to lift a value past its bar (each report moves an estimate by at most the maximal gain,
+        :func:`ldp.attacks.recover`), so this is what stopping the attacker would cost honest runs.
     """
     keys = ["protocol", "oracle", "epsilon", "attacker"]
     mean = grid.groupby(keys + ["checks", "defence"], as_index=False, sort=False).agg(
@@ -315,5 +330,14 @@ def adaptive_summary(grid: pd.DataFrame, price: pd.DataFrame) -> pd.DataFrame:
     f = price.groupby(["protocol", "guard"], as_index=False)[["f1", "f1_defended"]].mean()
     out = out.merge(f, on=["protocol", "guard"], how="left")
     out["price"] = out["f1"] - out["f1_defended"]
+    loss = price.assign(loss=price["f1"] - price["f1_defended"]).groupby(["protocol", "guard"])["loss"].mean()
+    stop_g, stop_p = [], []
+    for row in out.itertuples():
+        grid = loss.loc[row.protocol] if row.protocol in loss.index.get_level_values(0) else pd.Series(dtype=float)
+        above = grid[grid.index > row.checked] if np.isfinite(row.checked) else grid[:0]
+        stop_g.append(float(above.index.min()) if len(above) else np.nan)
+        stop_p.append(float(above.loc[above.index.min()]) if len(above) else np.nan)
+    out["stop_guard"], out["stop_price"] = stop_g, stop_p
     return out[["protocol", "oracle", "epsilon", "attacker", "guard", "plain", "checked", "defended",
-                "checked_defended", "checks_factor", "defence_factor", "f1", "f1_defended", "price"]]
+                "checked_defended", "checks_factor", "defence_factor", "f1", "f1_defended", "price", "stop_guard",
+                "stop_price"]]
