@@ -553,12 +553,19 @@ def render_gallery(table: pd.DataFrame, figures: str | Path | None = None) -> st
         number = fig["number"]
         counts = {v: sum(verdict.get(s) == v for s in reads.get(label, [])) for v in V.VERDICTS}
         badges = " ".join(f"{{bdg-{_BADGE[v]}}}`{c} {_GALLERY_WORDS[v]}`" for v, c in counts.items() if c)
-        alt = f"Figure {number} as this build drew it: {' '.join(str(fig['title']).split())}"
+        alt = f"Figure {number} as this build drew it: {_plain_title(fig['title'])}"
         image = ([f":::{{image}} /_generated/figures/{label}.svg", f":alt: {alt}", ":class: ldp-thumb", ":::"]
                  if (folder / f"{label}.svg").is_file() else ["*(not drawn in this build)*"])
-        lines += [":::::{grid-item-card}", f":link: {label}", ":link-type: ref", ":class-card: ldp-gallery-card", "",
+        lines += [":::::{grid-item-card}", f":link: {label}", ":link-type: ref",
+                  f":link-alt: Figure {number} in its chapter: {_plain_title(fig['title'])}",
+                  ":class-card: ldp-gallery-card", "",
                   *image, "", f"**Figure {number}** {badges or 'no claim reads it'}", ":::::", ""]
     return "\n".join([*lines, "::::::", "```", ""])
+
+
+def _plain_title(title) -> str:
+    """A figure's title (``paper_numbers.yml``) as plain text on one line, for an image's alt text and a link's."""
+    return " ".join(str(title).replace("$", "").split())
 
 
 #: the gallery's badges: a count and a short word
