@@ -24,13 +24,12 @@ tests are skipped with the reason.
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import json
 
 import pytest
 import yaml
