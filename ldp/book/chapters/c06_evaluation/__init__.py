@@ -4,7 +4,10 @@
 Everything the chapter computes, draws and claims sits in this folder:
 
 * :mod:`.compute` -- summaries of the evaluation grids, the anomalies of Figures 5 and 6 on the exact counts, the
-  variance predictions;
+  variance predictions, whether the AOL data is in the build;
+* :mod:`.prose` -- the values the chapter's text quotes, one mapping per section, and the sentences that depend on
+  the run (AOL absent, the anomalies);
+* :mod:`.readings` -- the runs the claims need under another reading of the paper, saved beside the chapter's tables;
 * :mod:`.eval_datasets` -- The data sets of section 6.1 (chapter 06): their sizes, against the numbers the paper
   gives;
 * :mod:`.eval_vary` -- Paper Figures 5 and 6 (sections 6.2.1, 6.2.2, chapter 06): F1 and NCR of PEM, MCM and SPM on

@@ -1,19 +1,105 @@
-"""TODO docstring."""
+"""What chapter 06 computes above the library: its data sets, the protocols' variances, the engine check, anomalies.
+
+The evaluation's grids run PEM, MCM and SPM (:data:`METHODS`) on the URL stand-in, AOL (when its verified file is
+in this build, :func:`aol_status`) and the synthetic set; this module reads the data sets back from the runs
+(:func:`grid_datasets`), predicts each protocol's variance of a released count (:func:`predicted_variance`),
+places one protocol-engine run among many count-level runs (:func:`engine_comparison`) and measures the causes
+of Figures 5 and 6's anomalies on the exact counts (:func:`part_ranks`, :func:`anomaly_table`).  The values the
+chapter's prose quotes are assembled from these in :mod:`.findings`.
+"""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ....analysis import olh_pq, olh_variance
 from ....core.dataset import Dataset
+from ....datasets import ChecksumError, DataFileNotFoundError, check_aol
 from ....experiments import row_dataset
 from ....protocols import MCM, PEM, SPM
 from ....values import group_values, match_sorted, prefix, sort_unique
+
+__all__ = ["METHODS", "AolStatus", "aol_status", "grid_dataset", "grid_datasets", "protocols_at", "per_method_table",
+           "summary_value", "whole_value_report", "predicted_variance", "engine_comparison", "dataset_sizes",
+           "variance_table", "ordered_pairs", "sizes_without_top", "part_ranks", "top_two_gap", "anomaly_table",
+           "ANOMALY_COLUMNS", "anomaly_view", "prefix_ranks"]
+
+#: the protocols of the evaluation, in the order of every legend and table
+METHODS = ("PEM", "MCM", "SPM")
+
+
+class AolStatus(NamedTuple):
+    """Whether the AOL tally is in this build: ``problem`` is ``""`` when its verified copy is there.
+
+    Attributes
+    ----------
+    problem : str
+        ``""``, ``"is missing"`` or ``"fails its sha256 check"`` (what the empty AOL panels say).
+    error : str
+        The loader's message when the file is missing or corrupt (names the folder searched), else ``""``.
+    """
+
+    problem: str
+    error: str
+
+    @property
+    def present(self) -> bool:
+        """True when the verified AOL tally is in this build."""
+        return not self.problem
+
+    @property
+    def absent(self) -> str:
+        """The clause a sentence quoting an AOL number says instead: ``"the AOL data file is missing in this build"``.
+
+        ``""`` when the file is there.
+        """
+        return f"the AOL data file {self.problem} in this build" if self.problem else ""
+
+
+def aol_status() -> AolStatus:
+    """Check the AOL tally (:func:`ldp.datasets.check_aol`): present, missing, or failing its checksum.
+
+    The tally ships in ``data/``; ``LDP_DATA_DIR``, when set, is the only folder searched.  Without a
+    verified copy the chapter leaves AOL out, and its panels and sentences say why.
+    """
+    try:
+        check_aol()
+    except (DataFileNotFoundError, ChecksumError) as exc:
+        return AolStatus("is missing" if isinstance(exc, DataFileNotFoundError) else "fails its sha256 check",
+                         str(exc))
+    return AolStatus("", "")
+
+
+def grid_dataset(runs: pd.DataFrame, name: str) -> Dataset:
+    """The exact data set ``name`` a grid ran on (:func:`ldp.experiments.row_dataset` of its first row)."""
+    return row_dataset(runs[runs["dataset"] == name].iloc[0])
+
+
+def grid_datasets(runs: pd.DataFrame, names: Iterable[str]) -> dict[str, Dataset]:
+    """The exact data sets a grid ran on, by name in the order of ``names`` (:func:`grid_dataset`)."""
+    return {name: grid_dataset(runs, name) for name in names}
+
+
+def protocols_at(methods: Iterable[str], epsilons: Iterable[float], *, k: int, m: int, **options) -> dict:
+    """The protocol objects of a grid, ``(method, epsilon) -> ldp.<method>(epsilon, k, m, **options)``.
+
+    ``methods`` are among :data:`METHODS`.
+
+    Their public plans give the budget and users of each released estimate (:func:`whole_value_report`).
+    """
+    classes = {P.name: P for P in (PEM, MCM, SPM)}
+    return {(meth, e): classes[meth](e, k, m, **options) for meth in methods for e in epsilons}
+
+
+def per_method_table(summary: pd.DataFrame, x: str, values: str) -> pd.DataFrame:
+    """A summary as the page shows it: one row per level of ``x``, one column per ``"<data set> <protocol>"``."""
+    return (summary.assign(col=summary["dataset"] + " " + summary["protocol"])
+            .pivot(index=x, columns="col", values=values).rename_axis(columns=None))
 
 
 def summary_value(summary: pd.DataFrame, dataset: str, protocol: str, col: str, value, metric: str = "f1",
@@ -321,6 +407,24 @@ def anomaly_table(data: Mapping[str, Dataset], summary_k: pd.DataFrame | None = 
                         q[f"f1_{stat}"] = v
             rows += [(name, P.name, k, key, float(v)) for key, v in q.items()]
     return pd.DataFrame(rows, columns=["dataset", "protocol", "k", "quantity", "value"])
+
+
+#: the quantities of :func:`anomaly_table` the chapter shows, with their column names on the page
+ANOMALY_COLUMNS = {"kept_part1": "kept in part 1", "rank_part1_top1": "part-1 rank of the top value",
+                   "rank_part1_top4": "part-1 rank of the 4th value",
+                   "parts_missed_top1": "parts missing the top value", "noise_free_f1": "F1 on exact counts",
+                   "f1_mean": "F1 (mean)", "f1_std": "F1 (SD)"}
+
+
+def anomaly_view(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`anomaly_table` as the page shows it: one row per data set, protocol and ``k``, readable column names.
+
+    The quantities of :data:`ANOMALY_COLUMNS` only, rounded to 3 digits, one flat header row; a quantity a row
+    does not have (SPM's prefix ranks, PEM's parts) is an empty cell.
+    """
+    wide = table.pivot_table(index=["dataset", "protocol", "k"], columns="quantity", values="value", sort=False)
+    return (wide.filter(list(ANOMALY_COLUMNS)).rename(columns=ANOMALY_COLUMNS).rename_axis(columns=None)
+            .reset_index().round(3).astype(object).fillna(""))
 
 
 def prefix_ranks(table: pd.DataFrame) -> pd.DataFrame:

@@ -4,7 +4,7 @@
 Everything the chapter computes, draws and claims sits in this folder:
 
 * :mod:`.compute` -- the k a threshold translates into, eta's configurations, the optimizer under other assumed
-  distributions;
+  distributions, the threshold probe, and the values the chapter's text quotes, one mapping per section;
 * :mod:`.threshold` -- Paper Figure 7 (section 6.2.3, chapter 07): the threshold versions of PEM, SPM and MCM;
 * :mod:`.design` -- Paper Figure 8 (sections 6.2.4, 6.2.5, 6.2.7, chapter 07): partitioning users, PEM's η, the
   assumed distribution.

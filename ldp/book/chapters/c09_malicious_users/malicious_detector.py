@@ -4,7 +4,7 @@ The tail ``P(count >= c)`` of the number of released values a report supports:
 honest reports stay under the bound the detector states, crafted ones pass its
 threshold (a dotted line).  The frame is :func:`ldp.book.chapters.c09_malicious_users.compute.detector_frame`;
 the claims read the chapter's tables ``detector-runs`` (false- and true-positive
-rates of every run) and ``done-when`` (the issue's check at 1.5 % fake users).
+rates of every run) and ``done-when`` (the check at a fixed share: 1.5 % fake users).
 """
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ CLAIMS: tuple[Claim, ...] = (
                     measure=lambda store: fpr_points(store.load(CHAPTER, "detector-runs")),
                     rule=R.OrderingHolds(what="stated rate ≥ measured rate", floor=None, ceiling=None),
                     reads=(f"{CHAPTER}/detector-runs",), setting={"alpha": 0.001}, **_FIG)),
-    Claim(id="malicious-done-when", section="7", ref="Chapter 09, the issue's check (ours)", quote=OURS_QUOTE,
+    Claim(id="malicious-done-when", section="7", ref="Chapter 09, the check at a fixed share of fake users (ours)",
+          quote=OURS_QUOTE,
           says=OURS_SAYS, kind="ours",
           test=Test(what="runs of 4 in which 1.5 % fake users plant a fresh target in PEM's top 16 at ε = 2, n = 10^6: "
                          "all for maximal gain, none for input manipulation (one allowed)",

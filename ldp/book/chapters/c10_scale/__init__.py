@@ -2,6 +2,8 @@
 
 Everything the chapter computes, draws and claims sits in this folder:
 
+* :mod:`.compute` -- the report store at work, the cost measured in the build, FLH's price and the pool size to use:
+  what the chapter computes and the values its text quotes;
 * :mod:`.scale_cost` -- Chapter 10 (ours): the cost of PEM against ``n``, and what the chapter claims about it;
 * :mod:`.flh_price` -- Chapter 10 (ours): FLH's accuracy price against OLH, F1 and NCR of PEM over the ``epsilon``
   grid.

@@ -1,6 +1,6 @@
 """Chapter 10 (ours): FLH's accuracy price against OLH, F1 and NCR of PEM over the ``epsilon`` grid.
 
-Mean ± SD over runs, one line per oracle; the claim (ours, issue 23's target) reads
+Mean ± SD over runs, one line per oracle; the claim (ours, our target for FLH) reads
 the F1 panel: at 10^6 users the default pool keeps FLH within 0.05 of OLH.
 """
 from __future__ import annotations

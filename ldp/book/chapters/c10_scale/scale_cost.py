@@ -3,7 +3,7 @@
 Time and peak memory of privatize + store and of the aggregation from disk against
 ``n`` (log-log), from ``benchmarks/bench_scale.py``'s CSV (one row per ``n`` and
 oracle) and, hollow, the same phases measured in the build.  Every claim is ours
-(issue 23's targets): the paper runs 10^6 users.
+(our targets for 10^8 users): the paper runs 10^6 users.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def draw(data: pd.DataFrame):
 # --------------------------------------------------------------------------- claims (ours)
 N_TOP = 10**8
 _FLH = oracle_label(f"FLH:{DEFAULT_POOL_SIZE}")
-#: issue 23's targets, which our claims quote
+#: our targets at 10^8 users, which our claims quote
 DONE = ("PEM over 10^8 users (OLH, the paper's protocol) aggregates from disk on this 2-core machine with peak memory "
         "under 4 GB; with FLH (a pool size you recommend) the same 10^8-user run aggregates in under 60 s")
 
