@@ -6,11 +6,14 @@ width it is drawn), the size in CSS px of every text of the SVG: the image's fil
 out at the image's drawn width, and a text's size is its font size times the scale from the SVG's
 units to the screen (``getScreenCTM``).  Tick labels (the texts of matplotlib's ``xtick_N`` and
 ``ytick_N`` groups) must be at least :data:`MIN_PX`; so must every other text of a figure (titles,
-axis labels, legends).  A reader who taps a figure gets its full-size image (``test_book_narrow.py``).
+axis labels, legends).  A glyph drawn smaller than the rest of its text is a sub- or superscript of math
+(``d'``, ``I_{a_1}``): it must be at least :data:`SCRIPT_PX`, the share of the text's size mathtext gives it.
+A reader who taps a figure gets its full-size image (``test_book_narrow.py``).
 Builds, server and browser as in ``test_book_browser.py`` (whose fixtures these tests use).
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ pytestmark = pytest.mark.browser
 
 PHONE = (390, 844)  # CSS px, a phone held upright
 MIN_PX = 8.0  # the smallest readable text, CSS px
+SCRIPT_PX = 0.7 * MIN_PX  # a sub- or superscript of math (matplotlib's mathtext draws them at 70 %, nested 49 %)
 
 # For each figure image of the article: the drawn width and, per text of the SVG file the browser shows,
 # its size in CSS px; tick labels apart.  Runs asynchronously (fetches the image files from the server).
@@ -43,18 +47,25 @@ const done = arguments[arguments.length - 1];
       + rect.width + 'px';
     box.appendChild(svg);
     document.body.appendChild(box);
-    const ticks = [], others = [];
-    for (const t of svg.querySelectorAll('text, tspan')) {
-      const own = Array.from(t.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
-      if (!own) continue;
+    const ticks = [], others = [], scripts = [];
+    const px = (t) => {
       const m = t.getScreenCTM();
-      const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
-      const item = {text: t.textContent.trim().slice(0, 30), px: px};
-      (t.closest('g[id^="xtick_"], g[id^="ytick_"]') ? ticks : others).push(item);
+      return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+    };
+    const own = (t) => Array.from(t.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
+    for (const text of svg.querySelectorAll('text')) {
+      const items = [text, ...text.querySelectorAll('tspan')].filter(own)
+        .map((t) => ({text: t.textContent.trim().slice(0, 30), px: px(t)}));
+      const base = Math.max(...items.map((i) => i.px));
+      const tick = text.closest('g[id^="xtick_"], g[id^="ytick_"]');
+      for (const item of items) {  // a glyph smaller than its text's own size: a sub- or superscript of math
+        (item.px < 0.95 * base ? scripts : tick ? ticks : others).push(item);
+      }
     }
     box.remove();
     const least = (xs) => xs.reduce((a, b) => (b.px < a.px ? b : a), {text: '', px: Infinity});
-    out.push(Object.assign(row, {ticks: ticks.length, tick: least(ticks), text: least(others)}));
+    out.push(Object.assign(row, {ticks: ticks.length, tick: least(ticks), text: least(others),
+                                 script: least(scripts)}));
   }
   done(out);
 })().catch((e) => done([{error: String(e)}]));
@@ -66,6 +77,11 @@ def measure_figures(browser, url: str) -> list[dict]:  # noqa: F811  (the fixtur
     browser.get(url)
     browser.execute_async_script(WAIT_FOR_MATHJAX)
     return browser.execute_async_script(MEASURE)
+
+
+def _px(item: dict) -> float:
+    """A measured size; none measured (JSON has no Infinity: null) is no limit."""
+    return math.inf if item["px"] is None else float(item["px"])
 
 
 @pytest.fixture
@@ -84,7 +100,9 @@ def test_figure_text_readable_on_a_phone(page: str, built_book: Path, server: st
     assert not errors, f"{page}: measuring the figures failed: {errors}"
     assert all(r["viewport"] == PHONE[0] for r in rows), f"{page}: the viewport is not {PHONE[0]} px: {rows[:1]}"
     small = [f"{r['figure'] or r['src']} ({r['src']}, drawn {r['width']:.0f} px wide): tick label "
-             f"{r['tick']['text']!r} {r['tick']['px']:.1f} px, text {r['text']['text']!r} {r['text']['px']:.1f} px"
-             for r in rows if "skipped" not in r and min(r["tick"]["px"], r["text"]["px"]) < MIN_PX]
+             f"{r['tick']['text']!r} {r['tick']['px']:.1f} px, text {r['text']['text']!r} {r['text']['px']:.1f} px, "
+             f"script {r['script']['text']!r} {_px(r['script']):.1f} px"
+             for r in rows if "skipped" not in r
+             and (min(_px(r["tick"]), _px(r["text"])) < MIN_PX or _px(r["script"]) < SCRIPT_PX)]
     assert not small, f"{page} at {PHONE[0]} px: figure text below {MIN_PX:g} CSS px:\n" + "\n".join(small)
     assert all(r["ticks"] for r in rows if "skipped" not in r), f"{page}: a figure without tick labels: {rows}"
