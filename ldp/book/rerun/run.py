@@ -247,7 +247,9 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
 
     write_rerun_report(folder, nb_path.stem, REGISTRY)
     (folder / INCOMPLETE).unlink(missing_ok=True)  # last: everything above is in place
-    n_fig = len({f.stem for f in figures.glob("*") if f.is_file()})
+    from ..plotting.narrow import NARROW_SUFFIX  # here: the command line starts without matplotlib
+
+    n_fig = len({f.stem.removesuffix(NARROW_SUFFIX) for f in figures.glob("*") if f.is_file()})  # not the phone layouts
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")
     echo(f"[rerun]   {nb_path.stem}.html   the executed notebook with its figures: open in a web browser")
     echo(f"[rerun]   {nb_path.name}  the same as a notebook; figures/  SVG + PDF; parameters.json; run.log")
