@@ -106,7 +106,7 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     parts = {p["id"]: p for r in data["rows"] for p in r["parts"]}
     assert len([p for p in parts.values() if p["verdict"] != V.NOT_TESTABLE]) >= 35
     by_id = {r["id"]: r for r in data["rows"]}
-    assert parts["fig7b-theta-0005"]["verdict"] == V.NOT_REPRODUCED and not parts["fig7b-theta-0005"]["decides"]
+    assert parts["fig7b-theta-0005"]["verdict"] == V.REPRODUCED and not parts["fig7b-theta-0005"]["decides"]
     assert by_id["fig7bc-pem-better"]["kind"] == "reading"  # 7(b)'s sentence states no result: apart
     assert by_id["fig5-lead-grows-with-eps"]["verdict"] == V.NOT_REPRODUCED
     assert by_id["fig5-lead-grows-with-eps"]["cause_label"] == V.CAUSES["bound"][0]

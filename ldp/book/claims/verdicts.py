@@ -19,8 +19,9 @@ from scipy import stats
 
 __all__ = [
     "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
-    "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
-    "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "COUNT_TOL", "EQUAL_SPLIT_TOL",
+    "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "SOME", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
+    "ALMOST_FULL", "SIMILAR_FACTOR", "EQUIVALENT_F1", "A_LOT", "FEW_DOZEN", "CLOSE_CORRELATION", "EXACT_TOL",
+    "COUNT_TOL", "EQUAL_SPLIT_TOL",
     "PARTLY_RULE", "COMBINE_RULE", "CAUSES", "Decision", "combine", "printed_tolerance", "holm_reject",
     "not_testable", "tolerance_table",
 ]
@@ -41,6 +42,8 @@ FAMILY_ALPHA = float(2 * stats.norm.sf(Z_TOL))
 ALL = 1.0
 #: share of points for "in most cases" / "for most of the cases"
 MOST = 0.75
+#: share of points for "in some cases": any one point (a share this small holds as soon as one point does)
+SOME = 1e-9
 #: "partly": at least the required share minus this (and a majority) of the points pass
 PARTLY_MARGIN = 0.25
 #: "partly" for a tolerance: every point within this many tolerances
@@ -53,6 +56,14 @@ SIMILAR_F1 = 0.02
 ALMOST_FULL = 0.05
 #: "similar" estimation variance: within this factor (|ln ratio| <= ln SIMILAR_FACTOR)
 SIMILAR_FACTOR = 1.5
+#: the margin of practical equivalence of two predicted F1 scores: section 4.3 calls such a difference immaterial
+#: ("slightly change in these parameters does not affect the final result much"); a tenth of F1_TOL, a sixth of
+#: one heavy hitter of 16
+EQUIVALENT_F1 = 0.01
+#: "deteriorate a lot" (section 4.3): at least this share of the best utility lost
+A_LOT = 0.25
+#: "a few dozen" (section 2.2.2): at most five dozen
+FEW_DOZEN = 60
 #: a "close" correlation: Pearson r within this of 1
 CLOSE_CORRELATION = 0.1
 #: floating-point noise allowed in every comparison
@@ -222,6 +233,7 @@ def tolerance_table() -> pd.DataFrame:
                                        "(the two-sided level of 3 standard errors for one point)"),
         ("ALL", ALL, "share of points a claim without a qualifier must hold at"),
         ("MOST", MOST, "share of points for 'in most cases'"),
+        ("SOME", "one point", "'in some cases': the statement holds as soon as it holds at one point"),
         ("PARTLY_MARGIN", PARTLY_MARGIN, "'partly reproduced': the share that passes is at least the required "
                                          "share minus this (and above one half)"),
         ("PARTLY_TOL_FACTOR", PARTLY_TOL_FACTOR, "'partly reproduced' for a tolerance: every point within this "
@@ -231,6 +243,11 @@ def tolerance_table() -> pd.DataFrame:
         ("SIMILAR_F1", SIMILAR_F1, "'similar' F1 (the validation chapter's reading of section 5.3)"),
         ("ALMOST_FULL", ALMOST_FULL, "'almost full utility': F1 at least 1 minus this"),
         ("SIMILAR_FACTOR", SIMILAR_FACTOR, "'similar' estimation variance: within this factor"),
+        ("EQUIVALENT_F1", EQUIVALENT_F1, "margin of practical equivalence of two predicted F1 scores: a difference "
+                                         "section 4.3 calls immaterial ('slightly change in these parameters does "
+                                         "not affect the final result much')"),
+        ("A_LOT", A_LOT, "'deteriorate a lot': at least this share of the best utility lost"),
+        ("FEW_DOZEN", FEW_DOZEN, "'a few dozen': at most five dozen"),
         ("CLOSE_CORRELATION", CLOSE_CORRELATION, "a 'close' correlation: Pearson r within this of 1"),
         ("COUNT_TOL", COUNT_TOL, "a count or an identity: exact"),
         ("EQUAL_SPLIT_TOL", EQUAL_SPLIT_TOL, "'equal' bits per round: differ by at most one bit"),
