@@ -3,10 +3,12 @@ and its claims."""
 import math
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from ldp.book.chapters import REGISTRY
+from ldp.book.chapters.c01_frequency_oracles import compute
 from ldp.book.chapters.c01_frequency_oracles import oracle_examples as F
 from ldp.book.claims.store import ResultStore
 
@@ -30,7 +32,7 @@ def test_frame_matches_exact_arithmetic():
 
 def test_claims_on_the_table(tmp_path):
     store = store_with(tmp_path, tables={(F.CHAPTER, F.NAME): F.frame()})
-    ids = [c.id for c in F.CLAIMS]
+    ids = [c.id for c in F.CLAIMS if c.test.reads == (f"{F.CHAPTER}/{F.NAME}",)]
     assert {i: decide(i, store)["verdict"] for i in ids} == dict.fromkeys(ids, "reproduced")
     nmin = decide("s2-olh-min-population", store)
     assert "unrounded" in nmin["measured"] and nmin["numbers"]["target"] == 4_410_000
@@ -45,3 +47,29 @@ def test_saved_by_the_quick_build():
     store = ResultStore.for_build("quick")
     require(store.table_path(F.CHAPTER, F.NAME))
     pd.testing.assert_frame_equal(store.load(F.CHAPTER, F.NAME), F.frame(), rtol=1e-12)
+
+
+def test_eq2_is_unbiased_on_the_oracles_runs(tmp_path):
+    """The chapter's simulation: GRR's and OLH's (eq. (2)) mean estimate of the held value within noise of its count."""
+    seeds = np.random.SeedSequence(7).spawn(2)
+    table, _ = compute.oracle_simulation(n_users=2_000, n_reps=40, epsilon=1.0, grr_domain=64, heavy_share=0.1,
+                                         ss_grr=seeds[0], ss_olh=seeds[1], n_zero=4)
+    assert list(table.columns) == list(REGISTRY.tables[F.CHAPTER][F.SIMULATION][0])
+    store = store_with(tmp_path, tables={(F.CHAPTER, F.SIMULATION): table},
+                       parameters={F.CHAPTER: {"n_reps": 40}})
+    row = decide("s2-eq2-unbiased", store)
+    assert row["verdict"] == "reproduced" and row["numbers"]["points"] == 2  # GRR and OLH
+
+
+def test_a_biased_estimate_is_not_reproduced(tmp_path):
+    """Made-up runs: the mean estimate 30 standard errors above the true count (a variance of 100^2 over 100 runs)."""
+    table = pd.DataFrame({"oracle": ["GRR", "GRR", "OLH", "OLH"],
+                          "check": ["mean of estimate, value 0", "variance, value 0 (c = 200)"] * 2,
+                          "empirical": [200.0 + 300, 100.0 ** 2, 201.0, 100.0 ** 2],
+                          "theory": [200.0, 9_000.0, 200.0, 9_000.0], "statistic": [30.0, 1.1, 0.1, 1.1]})
+    store = store_with(tmp_path, tables={(F.CHAPTER, F.SIMULATION): table}, parameters={F.CHAPTER: {"n_reps": 100}})
+    row = decide("s2-eq2-unbiased", store)
+    assert row["verdict"] == "not reproduced" and row["numbers"]["max_abs_z"] == pytest.approx(30.0)
+    assert row["numbers"]["holm_rejected"] == 1 and row["numbers"]["max_abs_z_at"].startswith("GRR")
+    no_runs = store_with(tmp_path / "bare", tables={(F.CHAPTER, F.SIMULATION): table})
+    assert decide("s2-eq2-unbiased", no_runs)["verdict"] == "not testable here"  # n_reps unknown

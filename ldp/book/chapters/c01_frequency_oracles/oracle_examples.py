@@ -16,10 +16,13 @@ from ...claims import verdicts as V
 from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Test
 from ...claims.measures import one
 
-__all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
+__all__ = ["CHAPTER", "NAME", "SIMULATION", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
 
 CHAPTER, NAME = "01_frequency_oracles", "oracle-examples"
-ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)"}
+#: the table of the oracles' simulation (:func:`ldp.book.chapters.c01_frequency_oracles.compute.oracle_simulation`)
+SIMULATION = "oracle-simulation"
+ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)",
+           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's)"}
 #: each quantity of :func:`frame`: the example, the quantity and the paper's printed value
 PAPER = {
     "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
@@ -77,13 +80,45 @@ def _m_olh_nmin(store):
                            _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
 
 
+def _m_unbiased(store) -> pd.DataFrame:
+    """Each oracle's mean estimate of the held value over the simulation's runs against its true count, with the
+    standard error of that mean (the estimates' variance over the runs, ``n_reps`` of the chapter's parameters)."""
+    t = store.load(CHAPTER, SIMULATION)
+    runs = (store.parameters(CHAPTER) or {}).get("n_reps")
+    if not runs:
+        raise MissingInput(f"the chapter's parameters give no n_reps, the runs behind {CHAPTER}/{SIMULATION}")
+    rows = []
+    for oracle, grp in t.groupby("oracle", sort=False):
+        mean = grp[grp["check"].str.startswith("mean")]
+        var = grp[grp["check"].str.startswith("variance, value 0")]
+        if mean.empty or var.empty:
+            raise MissingInput(f"{CHAPTER}/{SIMULATION} has no mean or no variance of {oracle}'s held value")
+        rows.append({"point": f"{oracle}: mean estimate of a value held by {mean['theory'].iloc[0]:,.0f} users "
+                              f"over {int(runs)} runs", "observed": float(mean["empirical"].iloc[0]),
+                     "expected": float(mean["theory"].iloc[0]),
+                     "se": math.sqrt(float(var["empirical"].iloc[0]) / int(runs))})
+    return pd.DataFrame(rows, columns=["point", "observed", "expected", "se"])
+
+
 _EXAMPLE: ClaimFields = dict(chapter=CHAPTER, reads=(f"{CHAPTER}/{NAME}",))
 _READ = "5-section-22-oracle-parameters"
 _PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
 #: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
 TABLES = {"oracle-examples": (("quantity", "value"),
-                              "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)")}
+                              "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)"),
+          SIMULATION: (("oracle", "check", "empirical", "theory", "statistic"),
+                       "GRR and OLH run many times: the mean estimate of a held value against its true count (z), "
+                       "the variances against the formulas (ratio)")}
 CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s2-eq2-unbiased", section="2.2.1", ref="eq. (2)",
+          quote=r"it is shown that this is an unbiased estimation of the true count",
+          says="the estimate (I_v − n q)/(p − q) is unbiased: GRR's, and OLH's eq. (2)",
+          note="The paper states it of GRR's estimate and relies on it for OLH's, eq. (2): the same transformation "
+               "with q = 1/d' (the appendix: 'Given that ... are unbiased').",
+          test=Test(what="the mean estimate of a value held by a tenth of the users, over the simulation's runs, "
+                         "against its true count: GRR and OLH (eq. (2), the integer d')",
+                    measure=_m_unbiased, rule=R.WithinSE(), chapter=CHAPTER,
+                    reads=(f"{CHAPTER}/{SIMULATION}",))),
     Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
           quote=r"we have $p=\frac{49}{65584} \approx 0.00075$", says="p ≈ 0.00075 at ε = ln 49, d = 65,536",
           test=Test(what="GRR's p from the library against the printed value",
