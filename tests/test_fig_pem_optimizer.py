@@ -89,3 +89,21 @@ def test_max_eta_within_the_margin_of_practical_equivalence(inputs, tmp_path, ga
     exact = json.loads(row["sensitivity"])[0]  # the other reading: the optimizer's eta exactly the rule's
     assert exact["reading"].startswith("exact") and exact["verdict"] in ("reproduced", "partly reproduced",
                                                                          "not reproduced")
+
+
+def test_a_very_small_eta_costs_a_quarter_of_the_utility(inputs, tmp_path):
+    """Made-up curves: a fall of 40 % at eta = 1 deteriorates 'a lot' (A_LOT = 1/4); a fall of 10 % does not."""
+    for drop, verdict in ((0.0, "not reproduced"), (0.4, "reproduced")):
+        f = _curves(inputs)
+        within = (f["layout"] == "balanced") & ~f["over_query_limit"]
+        top = f[within].groupby(["k", "metric", "epsilon"])["predicted_paper"].transform("max")
+        first = within & (f["eta"] == 1)
+        f.loc[first, "predicted_paper"] = (1 - max(drop, 0.1)) * top[first]
+        store = store_with(tmp_path / verdict, figures={F.NAME: f}, parameters={"03_pem": {"m_bits": 16}})
+        row = decide("s43-small-eta", store)
+        assert row["verdict"] == verdict and row["numbers"]["points"] == len(inputs[0]) * 2
+    # the real curves: with the optimizer's lower N_j (the other reading) one-bit rounds lose much more
+    store = store_with(tmp_path / "real", figures={F.NAME: F.frame(*inputs[:2], m=inputs[2], n=N, eta_max=8)},
+                       parameters={"03_pem": {"m_bits": 16}})
+    lower = json.loads(decide("s43-small-eta", store)["sensitivity"])[0]
+    assert lower["reading"].startswith("eq. (5) with the optimizer's competitors")

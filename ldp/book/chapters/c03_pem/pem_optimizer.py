@@ -129,6 +129,23 @@ def _m_max_eta_f1(store) -> pd.DataFrame:
     return pd.DataFrame({"point": t["point"], "value": t["f1_paper"], "target": t["f1_ours"]})
 
 
+def _m_small_eta(store, predicted: str = "predicted_paper") -> pd.DataFrame:
+    """Per curve (k, metric, ε) of the balanced layouts within the limit: the best utility less a share A_LOT of it
+    against the utility at the smallest η (by ``predicted``, the paper's N[i] by default)."""
+    o = store.figure(NAME)
+    o = o[(o["layout"] == "balanced") & ~o["over_query_limit"].astype(bool)]
+    if o.empty:
+        raise MissingInput(f"{NAME} has no balanced layouts")
+    rows = []
+    for (k, metric, eps), grp in o.groupby(["k", "metric", "epsilon"], sort=False):
+        grp = grp.sort_values("eta")
+        top, first = grp.loc[grp[predicted].idxmax()], grp.iloc[0]
+        rows.append({"point": f"k = {k}, {metric.upper()}, ε = {g(eps)}: {first[predicted]:.3f} at η = {first.eta} "
+                              f"against {top[predicted]:.3f} at η = {top.eta}",
+                     "a": (1 - V.A_LOT) * top[predicted], "se_a": 0.0, "b": first[predicted], "se_b": 0.0})
+    return pd.DataFrame(rows, columns=["point", "a", "se_a", "b", "se_b"])
+
+
 def _alts(value, target, *readings: str, rule: R.Rule | None = None) -> tuple[Alternative, ...]:
     """The claim under the optimizer's other options (``"balanced"``: the rule's rounds, η[i] as equal as can be),
     decided by ``rule`` (default: the claim's)."""
@@ -190,6 +207,19 @@ CLAIMS: tuple[Claim, ...] = (
                                   *_alts(*_MAX, "balanced", _PAPER, _SEARCH, rule=_BITS)),
                               **_OPT)),
           )),
+    Claim(id="s43-small-eta", section="4.3", ref="section 4.3, small η",
+          quote=r"When $\eta$ is very small, the overall utility will deteriorate a lot.",
+          says="a very small η costs much utility",
+          test=Test(what="predicted F1 and NCR (eq. (4) with eq. (5) as printed, N[i] = |D_i| − k) of the balanced "
+                         "configuration with η = 1 against the best within the query limit, per k and ε",
+                    measure=_m_small_eta,
+                    rule=R.OrderingHolds(floor=None, ceiling=None,
+                                         what=f"the utility at η = 1 at most {1 - V.A_LOT:.0%} of the best "
+                                              f"(deteriorates by a share A_LOT = {V.A_LOT:g} or more)"),
+                    rests_on=(Readings.SMALL_ETA, Readings.OBSERVATION1, Readings.COMPETITORS),
+                    other_readings=(Alternative(_LOWER_N, Readings.OBSERVATION1,
+                                                lambda store: _m_small_eta(store, "predicted")),),
+                    **_OPT)),
     Claim(id="s4-observation-1", section="4.4", ref="Observation 1",
           quote=r"Within the query limit, greatest identification probability is achieved with the least number of "
                 r"groups.",
