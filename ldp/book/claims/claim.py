@@ -96,6 +96,7 @@ class Readings:
     EQUIVALENCE = "practical-equivalence-of-configurations-section-43"
     THRESHOLD_K = "threshold-claims-decided-on-the-translated-k-section-623"
     SMALL_ETA = "a-very-small-eta-section-43"
+    INDEPENDENCE = "independence-of-the-identifications-section-421"
     FIG2_N = "7-section-5-text-vs-caption"
     THRESHOLD = "threshold-mode-section-623"
     OPTIMIZER = "3-optimizer-section-43"
