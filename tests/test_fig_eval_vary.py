@@ -105,3 +105,15 @@ def test_most_of_the_cases_are_the_steps_of_the_curves(tmp_path):
     assert series["verdict"] == "not reproduced" and series["measured"].startswith("3 of 9 series")
     row = decide("fig6-decrease-with-k", k_curves(tmp_path / "up", lambda ds, p, k: 0.2 + 0.1 * KS.index(k)))
     assert row["verdict"] == "not reproduced" and row["numbers"]["share"] < 0.5  # rises beyond noise but at small k
+
+
+def test_the_number_found_stops_increasing_in_some_cases(tmp_path):
+    """A curve whose F1 x k at the largest k is no more than the most found up to half that k: 'in some cases'."""
+    def plateau(ds, p, k):  # MCM on URL finds 4 values whatever k >= 4; everything else finds k
+        return min(4, k) / k if (ds, p) == ("URL", "MCM") else 1.0 - 0.001 * k
+    row = decide("fig6-stops-increasing", k_curves(tmp_path / "plateau", plateau, std=0.01))
+    assert row["verdict"] == "reproduced" and row["numbers"]["holds"] == 1 and row["numbers"]["points"] == 9
+    steps = json.loads(row["sensitivity"])[0]
+    assert steps["reading"].startswith("'cases' as the steps") and steps["verdict"] == "reproduced"
+    row = decide("fig6-stops-increasing", k_curves(tmp_path / "rising", lambda ds, p, k: 0.9, std=0.01))
+    assert row["verdict"] == "not reproduced" and row["numbers"]["holds"] == 0  # 0.9 k keeps rising

@@ -97,6 +97,9 @@ class Readings:
     THRESHOLD_K = "threshold-claims-decided-on-the-translated-k-section-623"
     SMALL_ETA = "a-very-small-eta-section-43"
     INDEPENDENCE = "independence-of-the-identifications-section-421"
+    STOPS = "the-number-identified-stops-increasing-section-622"
+    FEW_DOZEN = "a-few-dozen-values-at-or-above-01-percent-section-222"
+    DOMAIN = "the-advantage-and-the-domain-size-section-1"
     FIG2_N = "7-section-5-text-vs-caption"
     THRESHOLD = "threshold-mode-section-623"
     OPTIMIZER = "3-optimizer-section-43"
@@ -287,7 +290,8 @@ SUBFIGURE_LABELS = {"subfig:eval_eps_synthesizeexponential_thres": "7(a)",
                     "subfig:eval_k_synthesize_exponential_thres_e4": "7(c)", "fig:eval_improve": "8(a)",
                     "fig:eval_s": "8(b)", "fig:eval_dist": "8(c)"}
 MACROS = {r"\itergroup": "PEM", r"\hash": "MCM", r"\spm": "SPM", r"\rappor": "SPM", r"\fone": "F1",
-          r"\ncr": "NCR", r"\olh": "OLH", r"\grr": "GRR", r"\var": "Var", r"\rap": "RAPPOR", r"\blh": "BLH"}
+          r"\ncr": "NCR", r"\olh": "OLH", r"\grr": "GRR", r"\var": "Var", r"\rap": "RAPPOR", r"\blh": "BLH",
+          r"\Domain": "D"}
 
 
 @functools.lru_cache(maxsize=1)
