@@ -24,7 +24,7 @@ from .verdicts import CAUSES
 
 __all__ = ["Claim", "Test", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput",
            "NotRun", "Registry", "Readings", "STAND_INS", "CANNOT_DECIDE", "KINDS", "TableDocs",
-           "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
+           "display_quote", "paper_numbers", "paper_titles", "section_major", "PAPER_NUMBERS_FILE"]
 
 
 class NotCovered(LookupError):
@@ -246,6 +246,12 @@ class Claim:
     def every(self) -> tuple[Claim, ...]:
         """The claim, its parts and its details, in that order."""
         return (self, *self.parts, *self.details)
+
+
+def section_major(section: str) -> int:
+    """The paper's major section of a claim's ``section`` ("6.2.3" -> 6); the appendix belongs with section 4
+    (it proves section 4's Proposition 1), as the report groups it."""
+    return 4 if section == "Appendix" else int(str(section).split(".")[0])
 
 
 #: where the book lists the paper's numbers (figures, equations, statements, sections)

@@ -44,7 +44,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="s7-sqrt-n-channels", section="7", ref="section 7, MCM's channels",
           quote=r"In our experimental comparison with \hash, we already use around $\sqrt{n}$ channels for \hash,",
           says="MCM in the evaluation uses about √n channels",
-          note="Section 6.1 says the opposite: 'propose to use k^{1.5} channels', 64 for k = 16, where √n is about "
+          note="Section 6.1 says otherwise: 'propose to use k^1.5 channels', 64 for k = 16, where √n is about "
                "1,000 at n = 10^6. The book's MCM follows section 6.1.",
           test=Test(what="the channels h of the MCM of the evaluation (k = 16) at each value length and population, "
                          "against √n (log2 of h / √n)",
