@@ -41,7 +41,7 @@ TABLES = {NAME: (("m", "n", "protocol", "groups", "last_group_users", "channels"
                  "each protocol's plan at the evaluation's value lengths: groups, users of the last group, MCM's "
                  "channels h")}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="s7-sqrt-n-channels", section="7", ref="section 7, MCM's channels",
+    Claim(id="s7-sqrt-n-channels", section="7", ref="MCM's channels",
           quote=r"In our experimental comparison with \hash, we already use around $\sqrt{n}$ channels for \hash,",
           says="MCM in the evaluation uses about √n channels",
           note="Section 6.1 says otherwise: 'propose to use k^1.5 channels', 64 for k = 16, where √n is about "

@@ -207,7 +207,7 @@ CLAIMS: tuple[Claim, ...] = (
                                   *_alts(*_MAX, "balanced", _PAPER, _SEARCH, rule=_BITS)),
                               **_OPT)),
           )),
-    Claim(id="s43-small-eta", section="4.3", ref="section 4.3, small η",
+    Claim(id="s43-small-eta", section="4.3", ref="a very small η",
           quote=r"When $\eta$ is very small, the overall utility will deteriorate a lot.",
           says="a very small η costs much utility",
           test=Test(what="predicted F1 and NCR (eq. (4) with eq. (5) as printed, N[i] = |D_i| − k) of the balanced "

@@ -140,7 +140,7 @@ _FIG: ClaimFields = dict(chapter="03_pem", figure=NAME, setting={"m_bits": 64, "
 _PAPER_N = "eq. (5) with the paper's N[i] = |D_i| − k (competitors='paper') in the optimizer, not its lower N_j"
 _CANDS = "candidates-kept-and-the-first-segment-sections-42-43"
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="s42-gamma-above-eta", section="4.2", ref="section 4.2, γ and η",
+    Claim(id="s42-gamma-above-eta", section="4.2", ref="γ against η",
           quote=r"Typically, $\gamma$ should be slightly larger than $\eta$, to make the candidate set size roughly "
                 r"the same in each step.",
           says="γ slightly larger than η",
@@ -158,7 +158,7 @@ CLAIMS: tuple[Claim, ...] = (
                                                 R.WithinTolerance(1.0, "log2 of the largest |D_i| over the smallest: "
                                                                        "'roughly the same', within a factor 2")),),
                     **_FIG)),
-    Claim(id="s43-cand-big-k", section="4.3", ref="section 4.3, |C_i|",
+    Claim(id="s43-cand-big-k", section="4.3", ref="candidates kept, |C_i|",
           quote=r"In some extreme cases, e.g., when $k$ is very big, $|C_i|$ is smaller than $k$,",
           says="|C_i| < k when k is very big",
           test=Test(what=f"|C_i| of optimize_pem's choice when it searches |C_i| (k ≥ {VERY_BIG_K}, ε = 1, 2, 4; "
@@ -170,7 +170,7 @@ CLAIMS: tuple[Claim, ...] = (
                     other_readings=(Alternative(_PAPER_N, Readings.COMPETITORS,
                                                 lambda store: _sizes(store, big=True, paper=True)),),
                     **_FIG)),
-    Claim(id="s43-cand-small-k", section="4.3", ref="section 4.3, |C_i|",
+    Claim(id="s43-cand-small-k", section="4.3", ref="candidates kept, |C_i|",
           quote=r"On the other hand, when $k$ is small, $|C_i|$ can be large,",
           says="|C_i| > k when k is small",
           test=Test(what=f"|C_i| of optimize_pem's choice when it searches |C_i| (k ≤ {SMALL_K}, ε = 1, 2, 4; not "

@@ -74,7 +74,7 @@ TABLES = {"datasets": (("dataset", "n", "n_distinct", "f_16", "n_frequent"),
                        "users, distinct values, 16th largest frequency and values of frequency at least 0.1 % of each "
                        "evaluation data set")}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="s222-few-dozen", section="2.2.2", ref="section 2.2.2, values at 0.1 %",
+    Claim(id="s222-few-dozen", section="2.2.2", ref="values at 0.1 %",
           quote=r"in most distributions there are likely no more than a few dozen of such values,",
           says="at most a few dozen values with frequency at least 0.1 %",
           test=Test(what=f"values of frequency at least 0.1 % in each evaluation data set (URL stand-in, AOL, "
