@@ -37,9 +37,10 @@ L2    ``analysis``: the model of section 4.2, the optimizer of section 4.3,
 L1    ``oracles``: GRR, OLH (and BLH), OUE, HR, CMS, FLH, their p, q, d' and
       variance formulas (eqs. (1) and (3)) and kernels
 L0    ``values``, ``validation``, ``paths``, ``numeric``, ``randomness``,
-      ``reportfile``, ``metrics``: m-bit values, argument checks, folders
-      and the atomic writer, coin sources (seeded simulation or the OS's
-      CSPRNG), the reports file format, the F1, NCR and squared-error metrics
+      ``reportfile``, ``safefiles``, ``metrics``: m-bit values, argument
+      checks, folders and the atomic writer, coin sources (seeded simulation
+      or the OS's CSPRNG), the reports file format, reading untrusted files
+      (regular files only, bounded JSON), the F1, NCR and squared-error metrics
 ====  ======================================================================
 
 Besides the order: no import cycle between sibling modules anywhere; no

@@ -8,9 +8,12 @@ per-user arrays and one JSON string, ``__meta__``, with the file's type, its
 format version, the parameters needed to read it back and a SHA-256 checksum
 of the arrays (name, dtype, shape and bytes of each).
 
-:func:`read` checks before it reads: from the archive's central directory,
-every member is stored uncompressed (so no member can be larger than the
-file itself) and the metadata is at most :data:`MAX_META_BYTES`; then, given
+:func:`read` checks before it reads: that the path is a regular file (a
+named pipe never blocks the reader, :func:`ldp.safefiles.open_regular`); from
+the archive's central directory, every member is stored uncompressed (so no
+member can be larger than the file itself) and the metadata is at most
+:data:`MAX_META_BYTES` and nests at most :data:`ldp.safefiles.MAX_JSON_DEPTH`
+levels (both checked before it is parsed); then, given
 the metadata, the caller's ``expect`` names the members the file must have
 and their dtypes and row shapes, and every member's ``.npy`` header (the
 first bytes only) must declare exactly that, with a size in the directory
@@ -43,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .paths import atomic_path
+from .safefiles import UnsafeFileError, loads_json, open_regular
 
 __all__ = ["ReportsFileError", "ORACLE_REPORTS", "PROTOCOL_REPORTS", "FORMAT", "MAX_META_BYTES", "checksum", "write",
            "read", "inconsistent", "Expected"]
@@ -163,14 +167,23 @@ def read(path, kind: str, *, expect: Callable[[dict], Expected] | None = None) -
         Anything else that makes the file unusable (see the module docstring).
     """
     p = Path(os.fspath(path))
-    with open(p, "rb") as fh:  # FileNotFoundError / IsADirectoryError name the path
-        head = fh.read(4)
+    try:
+        fh = open_regular(p)  # FileNotFoundError names the path; a named pipe never blocks, a device is not opened
+    except UnsafeFileError as err:
+        raise ReportsFileError(p, err.problem) from None
+    with fh:
+        return _read_open(p, fh, kind, expect)
+
+
+def _read_open(p: Path, fh, kind: str, expect) -> tuple[dict, dict[str, np.ndarray]]:
+    head = fh.read(4)
     if not head:
         raise ReportsFileError(p, "is empty (0 bytes): not a reports file")
     if head != _ZIP_MAGIC:
         raise ReportsFileError(p, "is not a reports file (not an .npz archive written by save())")
+    fh.seek(0)
     try:
-        with zipfile.ZipFile(p) as zf:
+        with zipfile.ZipFile(fh) as zf:
             infos = {info.filename.removesuffix(".npy"): info for info in zf.infolist()}
             if len(infos) != len(zf.infolist()):
                 raise ReportsFileError(p, "has two members of the same name")
@@ -185,7 +198,12 @@ def read(path, kind: str, *, expect: Callable[[dict], Expected] | None = None) -
                 raw = np.lib.format.read_array(mf, allow_pickle=False)
             if raw.dtype.kind != "U" or raw.shape != ():
                 raise ReportsFileError(p, "is not a reports file (its metadata is not one JSON string)")
-            meta = json.loads(str(raw))
+            try:
+                meta = loads_json(str(raw), max_bytes=MAX_META_BYTES, limit_name="MAX_META_BYTES")
+            except json.JSONDecodeError:
+                raise
+            except ValueError as err:
+                raise ReportsFileError(p, f"has metadata that {err}") from None
             _check_meta(p, meta, kind)
             arrays = _read_arrays(p, zf, infos, expect(meta) if expect is not None else None)
     except ReportsFileError:

@@ -285,6 +285,15 @@ def test_bad_arguments_fail_before_any_work():
         Attack("MGA", placement="everywhere")
     with pytest.raises(ValueError, match="trials must be"):
         Attack("MGA", trials=0)
+    with pytest.raises(ValueError, match=r"targets must be an integer in \[1, 1048576\], got 0"):
+        Attack("MGA", targets=0)
+    sc = Scenario(P, datasets.zipf(1000, m=24, rng=1), Attack("MGA", 1), rng=2)
+    with pytest.raises(ValueError, match="rel_tol must be a finite real number > 0, got -1"):
+        smallest_fraction(sc, rel_tol=-1)
+    with pytest.raises(ValueError, match=r"max_runs must be an integer in \[1, inf\], got 0"):
+        smallest_fraction(sc, max_runs=0)
+    with pytest.raises(ValueError, match="grow must be a finite real number > 1"):
+        smallest_fraction(sc, grow=1)
 
 
 def test_targets_fresh_and_lookalike():
@@ -477,6 +486,21 @@ def test_detector_null_bounds_the_honest_flh_tail_and_flags_searched_reports():
     crafted = support_matrix(o, craft(o, answers, 2000, kind="MGA", rng=5, trials=64), answers).sum(axis=1)
     c_star = int(np.argmax(bound <= 1e-2))  # a threshold at level 1e-2
     assert np.mean(crafted >= c_star) > 0.5, (c_star, np.bincount(crafted))
+
+
+@pytest.mark.parametrize("name", ["OLH", "HR", "CMS"])
+def test_detector_null_tail_when_the_released_answers_are_every_value(name):
+    """A 1-bit prefix with both answers released (TreeHist's first level): nobody holds none of them, so the
+    null is the worst case over the two holders, and it still bounds their honest tails (binomial, ALPHA)."""
+    q = ldp.core.make_question(0, 1, 1.0, name)
+    answers = np.array([0, 1], dtype=np.uint64)
+    bound = SupportCountDetector(1e-3, seeds=20_000, rng=2).null_tail(q, answers)
+    assert bound.shape == (4,) and bound[0] == 1.0 and bound[3] == 0.0
+    o, n = q.oracle(), 60_000
+    for v in answers:
+        cnt = support_matrix(o, o.privatize(np.full(n, v, dtype=np.uint64), rng=int(v) + 3), answers).sum(axis=1)
+        for c in (1, 2):
+            assert np.count_nonzero(cnt >= c) <= stats.binom.ppf(1 - ALPHA, n, min(bound[c], 1.0)), (c, bound[c])
 
 
 def test_detector_false_positive_rate_on_honest_reports_is_at_most_the_stated_rate():

@@ -317,3 +317,49 @@ def test_the_aggregator_hands_its_reports_to_the_engines(pem_plan, data):
     src = ldp.engines.ReportSupport(merged, rng=np.random.default_rng(0))
     assert pem.identify(src).n == 6000
     assert "Aggregator(PEM" in repr(server) and "6000 of n = 50000" in repr(server)
+
+
+# ---------------------------------------------------------------------------
+# the device protects its user: a ceiling on epsilon, plans it can check, bounded pools
+# ---------------------------------------------------------------------------
+def test_the_device_refuses_a_plan_above_its_epsilon_ceiling():
+    from ldp.client import DEFAULT_MAX_EPSILON
+
+    assert DEFAULT_MAX_EPSILON == 4.0
+    loud = ldp.PEM(5.0, 4, 16, eta=6).plan(200, rng=0)
+    for plan in (loud, loud.to_json(), ldp.OLH(5.0, m=16)):
+        with pytest.raises(ValueError, match=r"epsilon = 5\.0 .*max_epsilon = 4\.0.*\(0, 4\.0\]"):
+            report(plan, 3, user=1)
+        with pytest.raises(ValueError, match=r"max_epsilon = 4\.0"):
+            report_many(plan, [3, 4], users=[1, 2])
+        assert len(report(plan, 3, user=1, max_epsilon=5.0)) > HEADER_BYTES  # the device's owner decides
+    with pytest.raises(ValueError, match=r"max_epsilon = 4\.5"):
+        report(loud, 3, user=1, max_epsilon=4.5)
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"max_epsilon must be"):
+            report(loud, 3, user=1, max_epsilon=bad)
+    with pytest.raises(TypeError):
+        report(loud, 3, 1)  # user and the ceilings are keyword-only
+
+
+def test_the_device_refuses_pools_beyond_its_limit_and_plans_it_cannot_check():
+    from dataclasses import replace
+
+    from ldp.client import DEFAULT_MAX_POOL_SIZE
+
+    assert DEFAULT_MAX_POOL_SIZE == 2**16
+    flh = ldp.PEM(2.0, 4, 16, eta=6, oracle="FLH", pool_size=2**17).plan(200, rng=0)
+    with pytest.raises(ValueError, match=r"pool_size = 131072 .*max_pool_size = 65536.*\[1, 65536\]"):
+        report(flh, 3, user=1)
+    assert report(flh, 3, user=1, max_pool_size=2**17)
+    with pytest.raises(ValueError, match=r"pool_size = 131072"):
+        report(ldp.FLH(2.0, m=16, pool_size=2**17), 3, user=1)
+    plan = ldp.PEM(2.0, 4, 16, eta=6).plan(200, rng=0)
+    overspent = replace(plan, params={**plan.params, "epsilon": 1.0})  # its groups spend 2.0
+    with pytest.raises(ValueError, match=r"cannot check.*spends epsilon = 2\.0.*more than the budget"):
+        report(overspent, 3, user=1)
+    unknown = replace(plan, assignment="mine")
+    with pytest.raises(ValueError, match=r"cannot check.*assignment rule 'mine'"):
+        report(unknown, 3, user=1)
+    with pytest.raises(ldp.core.PlanError, match="MAX_PLAN_BYTES"):
+        report(plan.to_json() + " " * ldp.core.MAX_PLAN_BYTES, 3, user=1)

@@ -452,3 +452,27 @@ def test_fetch_aol_over_http(http_folder, tmp_path, monkeypatch, capsys):
     assert D.AOL_SHA256 in str(err.value) and f"data/{D.AOL_FILENAME}" in str(err.value)
     with pytest.raises(D.DownloadError, match="only https"):
         D.fetch_aol(tmp_path / "other", url="ftp://example.org/x.gz")
+
+
+def test_generators_refuse_sizes_the_machine_cannot_hold(monkeypatch):
+    import tracemalloc
+
+    from ldp.core import dataset
+
+    for make in (lambda: D.exponential(n=2**40, rng=0), lambda: D.zipf(2**40, rng=0),
+                 lambda: D.url(month_visits=1e22, rng=0), lambda: D.random_distinct_values(2**40, 64, rng=0)):
+        tracemalloc.start()
+        try:
+            with pytest.raises(ValueError, match=r"more than this machine's memory") as info:
+                make()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert not isinstance(info.value, MemoryError) and peak < 64 * 2**20, peak
+    with pytest.raises(ValueError, match=r"n = 1,099,511,627,776 users need .* n must be at most [\d,]+ here"):
+        D.exponential(n=2**40, rng=0)
+    monkeypatch.setattr(dataset, "machine_memory", lambda: 2**20)  # a machine of 1 MiB
+    with pytest.raises(ValueError, match=r"n = 100,000 users need about 1\.53 MiB .*more than this machine.s "
+                                         r"memory \(1 MiB\): n must be at most 65,536 here"):
+        D.exponential(n=100_000, rng=0)
+    assert D.exponential(n=1000, rng=0).n == 1000

@@ -6,7 +6,7 @@ import pytest
 
 import ldp
 from ldp.book.chapters.c06_evaluation import eval_variance as F
-from ldp.book.chapters.c06_evaluation.compute import predicted_variance
+from ldp.book.chapters.c06_evaluation.compute import predicted_variance, variance_table
 
 from figtools import bar_ranges, decide, page_ready, store_with
 
@@ -24,7 +24,7 @@ def test_table_adds_eq3_and_the_exact_variance():
     n = 100_000
     protocols = {("PEM", 2.0): ldp.PEM(2.0, 16, 64), ("MCM", 2.0): ldp.MCM(2.0, 16, 64)}
     summary = pd.DataFrame({"protocol": ["PEM", "MCM"], "epsilon": [2.0, 2.0], "var_mean": [1e6, 2e6]})
-    t = F.table(summary, protocols, n, [0.1, 0.05])
+    t = variance_table(summary, protocols, n, [0.1, 0.05])
     assert t.loc[0, "var_pred"] == pytest.approx(predicted_variance(protocols["PEM", 2.0], n))
     assert t.loc[1, "var_full"] == pytest.approx(predicted_variance(protocols["MCM", 2.0], n, [0.1, 0.05]))
     np.testing.assert_allclose(t["obs/pred"], t["var_mean"] / t["var_pred"])

@@ -21,84 +21,23 @@ under :math:`v_1` the replay reproduces the report exactly, so :math:`k_1 = 0` a
 **with certainty** for every report that differs; the bound then exceeds :math:`\varepsilon` (and grows
 with :math:`N` without limit).  That is why the seed of a simulation is every user's secret, and why a
 device draws from the operating system.
+
+The audit itself is the library's (:mod:`ldp.attacks.audit`: the Clopper-Pearson bounds, the events, the
+client's reports of one user); these tests run it and also the known-seed attack that breaks a simulation.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
-from scipy import stats
 
 import ldp
-from ldp.client import parse_reports, report_many
+from ldp.attacks.audit import audit_group, audit_oracle, epsilon_lower_bound
 from ldp.values import prefix
 
 ALPHA = 1e-7  # per bound: the client's audit fails by chance with probability < 4e-7
 EPS = 1.0
 N = 100_000  # reports of each value (client audit)
 N_SEED = 20_000  # reports of each value (known-seed simulation)
-
-
-def cp_lower(k: int, n: int, alpha: float) -> float:
-    """Clopper-Pearson lower bound of a binomial proportion (one-sided, level ``alpha``)."""
-    return 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
-
-
-def cp_upper(k: int, n: int, alpha: float) -> float:
-    """Clopper-Pearson upper bound of a binomial proportion (one-sided, level ``alpha``)."""
-    return 1.0 if k == n else float(stats.beta.isf(alpha, k + 1, n - k))
-
-
-def epsilon_lower_bound(in0: np.ndarray, in1: np.ndarray, alpha: float = ALPHA) -> float:
-    """The empirical privacy-loss bound from the event indicators under ``v0`` and under ``v1``.
-
-    ``max`` over the event and its complement, each direction at ``alpha / 2`` per proportion.
-    """
-    n0, n1 = in0.size, in1.size
-    k0, k1 = int(in0.sum()), int(in1.sum())
-    out = -math.inf
-    for a, b in ((k0, k1), (n0 - k0, n1 - k1)):
-        lo, hi = cp_lower(a, n0, alpha / 2), cp_upper(b, n1, alpha / 2)
-        if lo > 0:
-            out = max(out, math.log(lo / hi))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# the attacker's events, from the bytes and the client's code
-# ---------------------------------------------------------------------------
-def _decode(plan, reports):
-    parsed = parse_reports(plan, reports)
-    assert not parsed.problems
-    (_, _, reps), = parsed.groups.values()
-    return reps
-
-
-def event(oracle, reps, a0, a1) -> np.ndarray:
-    """Whether each report points to answer ``a0`` rather than ``a1``: the oracle's likelihood-ratio event."""
-    r = reps[0]
-    n = len(r)
-    if oracle.kind == "FLH":  # the public pool index picks the hash: y = H_J(a0) and not H_J(a1)
-        g0 = oracle.hash(r.index, np.full(n, a0, dtype=np.uint64)).astype(np.int64)
-        g1 = oracle.hash(r.index, np.full(n, a1, dtype=np.uint64)).astype(np.int64)
-        return (r.y == g0) & (r.y != g1)
-    if oracle.kind == "GRR":
-        return r.y.astype(np.int64) == a0
-    if oracle.kind == "OUE":
-        bits = r.unpacked()
-        return (bits[:, a0] == 1) & (bits[:, a1] == 0)
-    h0 = oracle.cell(r.seed, np.full(n, a0, dtype=np.uint64)).astype(np.int64)
-    h1 = oracle.cell(r.seed, np.full(n, a1, dtype=np.uint64)).astype(np.int64)
-    if oracle.kind == "OLH":
-        return (r.y == h0) & (r.y != h1)
-    if oracle.kind == "HR":
-        return oracle.in_set(h0, r.y) & ~oracle.in_set(h1, r.y)
-    if oracle.kind == "CMS":
-        bits = r.unpacked()
-        rows = np.arange(n)
-        return (bits[rows, h0] == 1) & (bits[rows, h1] == 0)
-    raise AssertionError(oracle.kind)
 
 
 ORACLES = {
@@ -114,11 +53,7 @@ ORACLES = {
 @pytest.mark.parametrize("name", list(ORACLES))
 def test_client_reports_keep_the_privacy_budget(name):
     o = ORACLES[name]()
-    v0, v1 = 3, 7
-    users = np.arange(N)
-    in0 = event(o, _decode(o, report_many(o, [v0] * N, users=users)), v0, v1)
-    in1 = event(o, _decode(o, report_many(o, [v1] * N, users=users)), v0, v1)
-    bound = epsilon_lower_bound(in0, in1)
+    bound = audit_oracle(o, n=N, v0=3, v1=7, alpha=ALPHA)["eps_lower"]  # N reports of each value, one user
     print(f"{name}: empirical epsilon lower bound {bound:.3f} (epsilon = {EPS}; {N:,} reports of each value)")
     assert bound <= EPS  # what eps-LDP guarantees, end to end through the client and the wire
     assert bound >= EPS - 0.2  # the event is optimal (ratio exactly e^eps): the audit has power
@@ -138,7 +73,7 @@ def test_a_known_seed_undoes_the_simulation(name):
 
     in0, in1 = replay_differs(v0), replay_differs(v1)
     assert in1.sum() == 0  # under v1 the replay is exact: v1 is ruled out with certainty whenever they differ
-    bound = epsilon_lower_bound(in0, in1)
+    bound = epsilon_lower_bound(in0, in1, ALPHA)
     print(f"{name} simulation, seed known: v1 ruled out with certainty for {in0.mean():.0%} of the users; "
           f"empirical epsilon lower bound {bound:.2f} > epsilon = {EPS}")
     assert in0.mean() > 0.3 and bound > EPS + 1  # eps-LDP is broken: the audit fails, as it must
@@ -170,10 +105,7 @@ def test_one_user_of_each_pem_group(pem_plan):
     for g in range(plan.n_groups):
         user = int(np.flatnonzero(labels == g)[0])
         v0, v1, a0, a1 = _group_values(plan, g)
-        o = plan.questions[g][0].oracle()
-        in0 = event(o, _decode(plan, report_many(plan, [v0] * n_each, users=[user] * n_each)), a0, a1)
-        in1 = event(o, _decode(plan, report_many(plan, [v1] * n_each, users=[user] * n_each)), a0, a1)
-        bound = epsilon_lower_bound(in0, in1)
+        bound = audit_group(plan, g, n=n_each, alpha=ALPHA, v0=v0, v1=v1)["eps_lower"]  # the group's first user
         print(f"PEM group {g} (user {user}, prefix of {plan.questions[g][0].stop} bits): empirical epsilon "
               f"lower bound {bound:.3f} (epsilon = {pem.epsilon})")
         assert pem.epsilon - 0.3 <= bound <= pem.epsilon

@@ -69,7 +69,7 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
     assert paths["report.md"] == folder / "report.md" and paths[PG.CLAIMS_JSON] == folder / "claims.json"
     report = (folder / "report.md").read_text()
     assert report.startswith("```{warning}\n**" + BANNER) and "not** the reproduction's verdicts" in report
-    assert BANNER in (folder / "scorecard.md").read_text()
+    assert BANNER in (folder / "answer.md").read_text() and "quick build" in (folder / "scorecard.md").read_text()
     data = json.loads((folder / "claims.json").read_text())
     sentences = {s.id for s in REGISTRY.sentences}
     assert data["mode"] == "quick" and len(data["rows"]) == len(sentences)
@@ -87,8 +87,8 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
               and p["id"] not in ("fig6-f1-ncr-correlated", "fig6-better-f1-better-ncr")]
     assert {p["verdict"] for p in others} == {V.NOT_TESTABLE}
     assert all(p["cause_class"] in ("missing", "not-run", "stand-in") and p["cause"] for p in others)
-    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["claims.csv", "claims.json", "report.md",
-                                                                       "scorecard.md"]  # no temporaries
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["answer.md", "claims.csv", "claims.json",
+                                                                       "gallery.md", "report.md", "scorecard.md"]
 
 
 def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
@@ -98,7 +98,7 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     PG.write_book_report("full", REGISTRY, generated)
     folder = generated / PG.REPORT_DIR
     report = (folder / "report.md").read_text()
-    assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
+    assert BANNER not in report and BANNER not in (folder / "answer.md").read_text()
     firsts = list(REGISTRY.sentences)  # one block per sentence: the paper's in its order, then ours
     kind = {c.id: c.kind for c in firsts}
     group = {major: i for i, major in enumerate(PG.SECTIONS)}  # the evidence: by the report's sections, then ours
@@ -113,7 +113,7 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     assert parts["fig7b-theta-0005"]["verdict"] == V.REPRODUCED and not parts["fig7b-theta-0005"]["decides"]
     assert by_id["fig7bc-pem-better"]["kind"] == "reading"  # 7(b)'s sentence states no result: apart
     assert by_id["fig5-lead-grows-with-eps"]["verdict"] == V.NOT_REPRODUCED
-    assert by_id["fig5-lead-grows-with-eps"]["cause_label"] == V.CAUSES["bound"][0]
+    assert by_id["fig5-lead-grows-with-eps"]["cause_label"] == V.CAUSES["stand-in"][0]  # MCM finds 7.4 URLs, not 2
     assert "tolerance 0.020" in parts["fig8c-assumption-similar"]["explanation"]
     assert parts["ours-pem-beats-sfp"]["ours"] and by_id["ours-pem-beats-sfp"]["kind"] == "ours"
     table = pd.read_csv(folder / "claims.csv")
@@ -142,10 +142,19 @@ def test_the_build_stage_writes_the_report(tmp_path, monkeypatch):
 
 
 def test_the_book_pages_include_the_generated_files():
-    """book/reproduction.md and book/intro.md include what the build writes; the extension is registered."""
-    assert "```{include} ../_generated/report/report.md" in (ROOT / "book" / "reproduction.md").read_text()
+    """book/reproduction.md and book/intro.md include what the build writes, the answer first, the details
+    folded after the gallery; the report offers the claims as data; the extension is registered."""
+    page = (ROOT / "book" / "reproduction.md").read_text()
+    assert "```{include} ../_generated/report/report.md" in page
+    assert "{download}`claims.csv </_generated/report/claims.csv>`" in page
+    assert "{download}`claims.json </_generated/report/claims.json>`" in page
     intro = (ROOT / "book" / "intro.md").read_text()
-    assert intro.split("\n\n")[1].startswith("```{include} ../_generated/report/scorecard.md")  # opens the page
+    body = intro.split("\n# ", 1)[1].split("\n\n")
+    assert body[1].startswith("```{include} ../_generated/report/answer.md")  # the answer opens the page
+    order = [intro.index(f"```{{include}} ../_generated/report/{name}.md") for name in ("answer", "gallery",
+                                                                                       "scorecard")]
+    assert order == sorted(order) and order[0] < intro.index("**The paper:**") < order[1]
+    assert "{doc}`the reproduction report <reproduction>`" in intro[:order[1]]
     config = (ROOT / "_config.yml").read_text()
     assert "ldp_evidence: book/_ext" in config and re.search(r"^\s+- ldp_evidence$", config, re.M)
     script = (ROOT / "book" / "_static" / "ldp-explorer.js").read_text()  # the explorer: our own script, offline

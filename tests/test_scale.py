@@ -328,3 +328,16 @@ def test_the_aggregator_appends_to_a_store_and_resumes(data32, tmp_path):
     assert restarted.reports() == sim
     with pytest.raises(ValueError, match=r"another plan"):
         P.aggregator(P.plan(data32.n, rng=9), store=tmp_path / "s")
+
+
+def test_readme_scale_snippet_says_it_simulates_devices():
+    """A seeded privatize is a simulation: the README's store example says so where it privatizes."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("## At scale", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    line = next(x for x in code.splitlines() if "privatize(" in x)
+    assert "rng=" in line and "simulat" in line.lower(), line
+    assert "ldp.client" in section  # and names the devices' path

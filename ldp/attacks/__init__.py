@@ -28,17 +28,44 @@ library's own protocols and reports:
   (:class:`SupportCountDetector`), a consistency check of the release
   (:func:`consistency_check`), a test of FLH's public pool indices (:func:`index_uniformity`), and what
   they cost (:func:`detector_trial`);
-* :mod:`~ldp.book.chapters.c09_malicious_users.compute` -- chapter 09's tidy tables: the frames its
-  figures draw (``ldp.book.chapters.malicious_*``) and the inputs of its claims' rules.
+* :mod:`~ldp.attacks.recover` -- a defence on aggregates after LDPRecover: the
+  release's genuine counts recovered, values whose count may be the fake
+  users' doing withheld (:func:`recover`);
+* :mod:`~ldp.attacks.server` -- the server between the reports and the
+  release: its checks, its defence, and when an attack counts as planted
+  (:class:`Server`, ``smallest_fraction(..., server=)``);
+* :mod:`~ldp.attacks.adaptive` -- attackers who know the checks (an honest
+  index law, a cap on targets per report, every group at its share:
+  :func:`adaptive_attacks`) and the fraction each needs with the checks and
+  the defence off and on (:func:`adaptive_grid`, :func:`defence_price`,
+  :func:`adaptive_summary`, :func:`undetected_fraction`);
+* :mod:`~ldp.attacks.audit` -- the empirical privacy audit of the deployed
+  client: an empirical epsilon and its Clopper-Pearson lower bound for every
+  group kind of a protocol's plan (:func:`audit_protocol`, :func:`audit_grid`).
 
 Every fake report here is a simulation seeded through ``rng`` (the attacker's
-randomness); none of it touches an honest user's coins.
+randomness); none of it touches an honest user's coins.  The audit's reports
+are the deployed client's, with the operating system's coins.
 
 References
 ----------
 X. Cao, J. Jia, N. Z. Gong, "Data Poisoning Attacks to Local Differential
 Privacy Protocols", USENIX Security 2021 (arXiv:1911.02046).
+X. Sun, Q. Ye, H. Hu, J. Duan, T. Wo, J. Xu, R. Yang, "LDPRecover: Recovering
+Frequencies from Poisoning Attacks against Local Differential Privacy", ICDE
+2024 (arXiv:2403.09351).
+H. H. Arcolezi, S. Gambs, "Revealing the True Cost of Locally Differentially
+Private Protocols: An Auditing Perspective", PETS 2024 (LDP-Auditor).
 """
+from .adaptive import (
+    ATTACKERS,
+    adaptive_attacks,
+    adaptive_grid,
+    adaptive_summary,
+    defence_price,
+    undetected_fraction,
+)
+from .audit import audit_grid, audit_group, audit_oracle, audit_protocol, audited_protocols, epsilon_lower_bound
 from .crafting import KINDS, craft, crafted_rho, gain, report_rho, support_matrix, support_probability
 from .defences import (
     Detection,
@@ -47,9 +74,12 @@ from .defences import (
     detector_rates,
     detector_trial,
     flagged_values,
+    index_counts_test,
     index_uniformity,
 )
 from .fake import PLACEMENTS, fake_reports, fake_users, fake_wire, fresh_targets, group_weights, lookalike_targets
+from .recover import Recovery, recover
+from .server import Server
 from .simulate import Attack, Outcome, Scenario, planted
 from .threat import (
     honest_grid,
@@ -62,6 +92,9 @@ from .threat import (
 
 __all__ = ["KINDS", "PLACEMENTS", "craft", "crafted_rho", "gain", "report_rho", "support_matrix",
            "support_probability", "Detection", "SupportCountDetector", "consistency_check", "detector_rates",
-           "detector_trial", "flagged_values", "index_uniformity", "fake_reports", "fake_wire", "fake_users",
-           "fresh_targets", "group_weights", "lookalike_targets", "Attack", "Outcome", "Scenario", "planted",
-           "honest_grid", "honest_steps", "predicted_fraction", "predictions", "smallest_fraction", "threshold_grid"]
+           "detector_trial", "flagged_values", "index_uniformity", "index_counts_test", "fake_reports", "fake_wire",
+           "fake_users", "fresh_targets", "group_weights", "lookalike_targets", "Attack", "Outcome", "Scenario",
+           "planted", "honest_grid", "honest_steps", "predicted_fraction", "predictions", "smallest_fraction",
+           "threshold_grid", "Recovery", "recover", "Server", "ATTACKERS", "adaptive_attacks", "adaptive_grid",
+           "adaptive_summary", "defence_price", "undetected_fraction", "audit_grid", "audit_group", "audit_oracle",
+           "audit_protocol", "audited_protocols", "epsilon_lower_bound"]

@@ -15,7 +15,17 @@ The three kinds of fake report (Cao, Jia and Gong, USENIX Security 2021):
   per report for the one whose hashes of the targets share an output
   (:func:`ldp.attacks.kernels.olh_search`, :func:`~ldp.attacks.kernels.hr_search`);
   FLH (:mod:`ldp.oracles.flh`) searches ``min(trials, h)`` distinct members
-  of its public pool instead (:func:`_mga_flh`).
+  of its public pool instead (:func:`_mga_flh`).  With ``trials=1`` the hash
+  function (seed or pool member) is drawn as an honest device draws it and
+  the report is its fullest cell: the targets hashed there.
+
+A maximal-gain report may also be built for at most ``cap`` of the targets
+(:func:`craft`'s ``cap``): each report aims at ``cap`` consecutive targets of
+a random cyclic order, every starting point equally often, so every target is
+aimed at by ``cap / r`` of the reports.  A server's detector of reports that
+support improbably many released values (:class:`ldp.attacks.SupportCountDetector`)
+sees a count no larger than ``cap`` (plus chance supports, as for an honest
+report): the attacker who knows the detector's threshold picks ``cap`` below it.
 
 FLH's pool index is the user's own draw (uniform, from her device's public
 coins, :meth:`ldp.FLH.draw_noise`, sent in the clear and independent of her
@@ -24,9 +34,12 @@ a single report: a fake user picks it freely.  With one target she draws it
 uniformly as an honest user does (any member supports the target), so her
 indices look honest; the search over ``T`` members with several targets
 prefers the pool members on which the targets collide, so the indices of many
-searched reports pile up on those members (a tally's row sums show it), and a
-search of the whole pool (``trials >= h``) makes every fake user send one of
-the few best reports of the pool.
+searched reports pile up on those members (a tally's row sums show it,
+:func:`ldp.attacks.index_uniformity`), and a search of the whole pool
+(``trials >= h``) makes every fake user send one of the few best reports of
+the pool.  With ``trials=1`` and several targets her index is again uniform
+(the honest law) and she reports the cell most targets hash to under it: the
+index test cannot see her, at the price of fewer targets per report.
 
 What a report does to an estimate
 ---------------------------------
@@ -136,7 +149,8 @@ def _extra_ones(oracle, forced: np.ndarray, width: int) -> np.ndarray:
     return np.clip((mean - forced) / np.maximum(width - forced, 1), 0.0, 1.0)
 
 
-def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, trials: int = 64) -> Reports:
+def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, trials: int = 64,
+          cap: int | None = None) -> Reports:
     """``n`` fake reports of ``oracle`` of the given kind (see the module notes).
 
     Parameters
@@ -155,15 +169,30 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     trials : int, default 64
         ``"MGA"`` with OLH or HR and more than one target: hash seeds each
         report tries (1 to 2**16); with FLH, distinct pool members (at most ``h``).
+        1: the seed or pool member an honest device would draw, and its fullest cell.
+    cap : int, optional
+        ``"MGA"``: each report is built for at most this many of the targets
+        (1 to 2**20; the module notes); default all of them.
 
     Returns
     -------
     Reports
         The oracle's reports class, ``n`` reports in random order.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.attacks import craft, support_matrix
+    >>> cms = ldp.CMS(2.0, m=32)
+    >>> targets = ldp.attacks.fresh_targets(32, 16, rng=1)
+    >>> capped = craft(cms, targets, 1000, kind="MGA", cap=4, rng=2)
+    >>> int(support_matrix(cms, capped, targets).sum(axis=1).min()) >= 4
+    True
     """
     kind = check_kind(kind)
     n = check_int(n, "n", 1)
     trials = check_int(trials, "trials", 1, 2**16)
+    cap = None if cap is None else check_int(cap, "cap", 1, 2**20)
     rng = check_rng(rng)
     if kind == "RPA":
         return _rpa(oracle, n, rng)
@@ -171,6 +200,8 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     r = a.shape[0]
     if kind == "input":
         return oracle.privatize(a[_balanced(r, n, rng)], rng=rng)
+    if cap is not None and cap < r:
+        return _capped(oracle, a, n, rng, trials, cap)
     if isinstance(oracle, GRR):
         y = a[_balanced(r, n, rng)]
         return oracle.reports_class(oracle.params, y=y.astype(uint_dtype(oracle.domain_size - 1)))
@@ -192,6 +223,21 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     raise TypeError(f"oracle must be a GRR, OUE, OLH, HR, CMS or FLH instance, got {type(oracle).__name__}")
 
 
+def _capped(oracle, a: np.ndarray, n: int, rng: np.random.Generator, trials: int, cap: int) -> Reports:
+    """Maximal-gain reports, each for ``cap`` consecutive targets of a random cyclic order (module notes)."""
+    r = a.shape[0]
+    order = rng.permutation(r)
+    start = _balanced(r, n, rng)  # each report's first target in that order: every start n / r times
+    parts, where = [], []
+    for s in range(r):
+        idx = np.flatnonzero(start == s)
+        if idx.size:
+            parts.append(craft(oracle, a[order[(s + np.arange(cap)) % r]], idx.size, kind="MGA", rng=rng,
+                               trials=trials))
+            where.append(idx)
+    return type(parts[0]).concat(parts)[np.argsort(np.concatenate(where))]
+
+
 def _chunks(oracle, answers: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(to_chunks32(answers, oracle.m))
 
@@ -202,14 +248,14 @@ def _mga_hashed(oracle, a: np.ndarray, n: int, rng: np.random.Generator, trials:
     seeds = rng.integers(0, 2**64, size=(n, T), dtype=np.uint64)
     ch = _chunks(oracle, a)
     if isinstance(oracle, OLH):
-        if T == 1:
+        if r == 1:
             seed = seeds[:, 0]
             y = kernels.hash_cells(seed, ch, oracle.d_prime)[:, 0]
         else:
             seed, y, _ = kernels.olh_search(seeds, ch, oracle.d_prime)
         return oracle.reports_class(oracle.params, seed=seed, y=y.astype(uint_dtype(oracle.d_prime - 1)))
     b = oracle.block_size
-    if T == 1:  # a symbol of C_h other than position 0 (which supports the whole block), uniform
+    if r == 1:  # a symbol of C_h other than position 0 (which supports the whole block), uniform
         seed = seeds[:, 0]
         blk, row = oracle.block_row(kernels.hash_cells(seed, ch, oracle.cells)[:, 0])
         low = row & (~row + np.uint64(1))  # flipping this bit of a position flips its parity
@@ -258,14 +304,15 @@ def _mga_flh(oracle: FLH, a: np.ndarray, n: int, rng: np.random.Generator, trial
     One target: a uniform index (what an honest device draws) and ``y =
     H_J(t)``.  Several: of ``T = min(trials, h)`` distinct uniform members of
     the pool, the one whose fullest hash bin holds most targets
-    (:func:`ldp.attacks.kernels.olh_search` on the members' seeds), and that bin.
+    (:func:`ldp.attacks.kernels.olh_search` on the members' seeds), and that
+    bin; ``T = 1``: a uniform index and its fullest bin.
     """
     h, dp = oracle.pool_size, oracle.d_prime
     T = 1 if a.shape[0] == 1 else min(trials, h)
     idx = distinct_indices(n, T, h, rng)
     seeds = np.ascontiguousarray(oracle.seeds[idx])  # (n, T): distinct members have distinct seeds
     ch = _chunks(oracle, a)
-    if T == 1:
+    if a.shape[0] == 1:
         j = idx[:, 0]
         y = kernels.hash_cells(np.ascontiguousarray(seeds[:, 0]), ch, dp)[:, 0]
     else:

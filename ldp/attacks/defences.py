@@ -78,7 +78,7 @@ from .fake import random_values
 from .simulate import planted as _planted
 
 __all__ = ["SupportCountDetector", "Detection", "consistency_check", "flagged_values", "chernoff_upper",
-           "detector_trial", "detector_rates", "index_uniformity"]
+           "detector_trial", "detector_rates", "index_uniformity", "index_counts_test"]
 
 
 def chernoff_upper(mean: float, M: int, delta: float) -> float:
@@ -115,7 +115,8 @@ class Detection:
     thresholds : pandas.DataFrame
         Per (group, question): the released answers ``A``, the threshold
         ``c`` (a report supporting ``c`` or more is flagged; ``A + 1``: never),
-        the per-question level and the bound on the null tail at ``c``.
+        the per-question level, the bound on the null tail at ``c`` and its
+        sample mean (``mean``: an estimate, not a bound).
     alpha : float
         The stated false-positive rate per user.
     """
@@ -159,6 +160,16 @@ class SupportCountDetector:
         self.delta = check_fraction(delta, "delta")
         self._rng = check_rng(rng)
         self._tails: dict = {}
+        self._means: dict = {}
+
+    def null_mean(self, question: Question, answers) -> np.ndarray:
+        """The sample means behind :meth:`null_tail` (no confidence bound), worst case over the user's value.
+
+        An estimate of the honest tail, not a bound: what a simulation of honest flags may draw from.
+        """
+        self.null_tail(question, answers)
+        a = sort_unique(as_values(answers, question.oracle().m, name="answers"))
+        return self._means[(question, value_keys(a).tobytes())]
 
     def null_tail(self, question: Question, answers) -> np.ndarray:
         """Upper bounds on ``P(an honest report supports >= c of the answers)``, ``c = 0 .. A + 1``.
@@ -179,7 +190,10 @@ class SupportCountDetector:
             return self._tails[key]
         A = a.shape[0]
         outside = a[:1]
-        while np.isin(value_keys(outside), value_keys(a)).any():  # a value holding none of the answers
+        # a value holding none of the answers; when the answers are every value of the width (a short prefix:
+        # nobody holds none), answer 0 stands in for it, and that case repeats case 0 (the bound is unchanged)
+        every = o.m < 64 and A >= 1 << o.m
+        while not every and np.isin(value_keys(outside), value_keys(a)).any():
             outside = random_values(o.m, 1, rng=self._rng)
         vals = np.concatenate([a, outside]) if a.ndim == 1 else np.vstack([a, outside])
         chunks = np.ascontiguousarray(to_chunks32(vals, o.m))
@@ -201,7 +215,9 @@ class SupportCountDetector:
         bound = np.array([[chernoff_upper(x, self.seeds, d) if 0 < c <= A else (1.0 if c == 0 else 0.0)
                            for c, x in enumerate(row)] for row in means]).max(axis=0)
         bound.flags.writeable = False
-        self._tails[key] = bound
+        worst = means.max(axis=0)
+        worst.flags.writeable = False
+        self._tails[key], self._means[key] = bound, worst
         return bound
 
     def thresholds(self, plan, result: HeavyHitterResult) -> pd.DataFrame:
@@ -215,13 +231,15 @@ class SupportCountDetector:
                 A = 0 if a is None else int(a.shape[0])
                 if A == 0:
                     rows.append({"group": g, "question": j, "answers": 0, "threshold": 1, "level": level,
-                                 "tail": 0.0})
+                                 "tail": 0.0, "mean": 0.0})
                     continue
                 tail = self.null_tail(q, a)
                 ok = np.flatnonzero(tail[1:] <= level) + 1
                 c = int(ok[0]) if ok.size else A + 1
+                mean = self.null_mean(q, a)
                 rows.append({"group": g, "question": j, "answers": A, "threshold": c, "level": level,
-                             "tail": float(tail[c]) if c <= A else 0.0})
+                             "tail": float(tail[c]) if c <= A else 0.0,
+                             "mean": float(mean[c]) if c <= A else 0.0})
         return pd.DataFrame(rows)
 
     def detect(self, reports: ProtocolReports, result: HeavyHitterResult) -> Detection:
@@ -385,17 +403,24 @@ def index_uniformity(reports: ProtocolReports, *, alpha: float = 1e-3) -> pd.Dat
     if not isinstance(reports, ProtocolReports):
         raise TypeError(f"reports must be a ProtocolReports, got {type(reports).__name__}")
     alpha = check_fraction(alpha, "alpha")
-    rows = []
+    counts = {}
     for g in range(reports.plan.n_groups):
         for j, (question, rep) in enumerate(zip(reports.plan.questions[g], reports.group_reports(g))):
             if isinstance(rep, FLHReports) and rep.n > 0:
-                h = question.oracle().pool_size
-                stat, pvalue = stats.chisquare(np.bincount(rep.index.astype(np.int64), minlength=h))
-                rows.append({"group": g, "question": j, "n": rep.n, "pool_size": h, "statistic": float(stat),
-                             "pvalue": float(pvalue)})
-    if not rows:
+                counts[g, j] = np.bincount(rep.index.astype(np.int64), minlength=question.oracle().pool_size)
+    if not counts:
         raise ValueError("reports has no FLH question with reports: index_uniformity tests FLH's pool indices "
                          "(a protocol run with oracle='FLH')")
+    return index_counts_test(counts, alpha=alpha)
+
+
+def index_counts_test(counts: dict, *, alpha: float) -> pd.DataFrame:
+    """:func:`index_uniformity` from the index counts themselves: ``{(group, question): counts per pool member}``."""
+    rows = []
+    for (g, j), cnt in counts.items():
+        stat, pvalue = stats.chisquare(cnt)
+        rows.append({"group": g, "question": j, "n": int(cnt.sum()), "pool_size": int(cnt.shape[0]),
+                     "statistic": float(stat), "pvalue": float(pvalue)})
     out = pd.DataFrame(rows)
     out["flagged"] = out["pvalue"] < alpha / len(out)
     return out

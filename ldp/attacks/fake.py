@@ -35,8 +35,8 @@ from .crafting import check_kind, craft
 __all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values",
            "PLACEMENTS", "group_weights", "placement_order"]
 
-#: where fake users sit: the plan's groups, or the groups they choose
-PLACEMENTS = ("plan", "chosen")
+#: where fake users sit: the plan's groups, the groups they choose, or every group at exactly its share
+PLACEMENTS = ("plan", "chosen", "spread")
 
 
 def _targets(protocol: HeavyHitterProtocol, targets, rng: np.random.Generator) -> np.ndarray:
@@ -199,11 +199,15 @@ def fake_users(plan: Plan, count, *, placement: str = "plan", weights=None, rng=
         The published plan (made for ``n`` users).
     count : int or float
         Number of fake users, or a fraction of ``n`` in (0, 1).
-    placement : {"plan", "chosen"}
+    placement : {"plan", "chosen", "spread"}
         ``"plan"``: uniformly random indices, so the plan's public group
         assignment decides their groups, as for any user.  ``"chosen"``: the
         attacker picks her groups: exactly ``weights`` of the fake users (by
         largest remainder) in each group, at random indices of that group.
+        ``"spread"``: every group at exactly its share of the plan
+        (``plan.fractions``, whatever ``weights``): each step's estimates of a
+        target rise alike, so no group's counts stand out against another's
+        (what :func:`ldp.attacks.consistency_check` compares).
     weights : array_like, optional
         With ``"chosen"``: the share of each group (default
         :func:`group_weights`' proportional split, ``plan.fractions``).
@@ -230,7 +234,7 @@ def placement_order(plan: Plan, placement: str = "plan", *, weights=None, rng=No
     Parameters
     ----------
     plan : Plan
-    placement : {"plan", "chosen"}
+    placement : {"plan", "chosen", "spread"}
         As for :func:`fake_users`.
     weights : array_like, optional
         With ``"chosen"``: each group's share (default ``plan.fractions``).
@@ -240,7 +244,7 @@ def placement_order(plan: Plan, placement: str = "plan", *, weights=None, rng=No
     -------
     numpy.ndarray
         ``int64`` plan indices: all ``n`` of them with ``"plan"``; with
-        ``"chosen"`` as many as the groups hold at these shares.
+        ``"chosen"`` and ``"spread"`` as many as the groups hold at these shares.
     """
     if placement not in PLACEMENTS:
         raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
@@ -249,7 +253,7 @@ def placement_order(plan: Plan, placement: str = "plan", *, weights=None, rng=No
     if placement == "plan":
         return rng.permutation(n).astype(np.int64)
     G = plan.n_groups
-    w = np.asarray(plan.fractions if weights is None else weights, dtype=float)
+    w = np.asarray(plan.fractions if weights is None or placement == "spread" else weights, dtype=float)
     if w.shape != (G,) or np.any(w < 0) or not w.sum() > 0:
         raise ValueError(f"weights must be {G} non-negative numbers (one per group) with a positive sum")
     w = w / w.sum()
@@ -267,7 +271,7 @@ def placement_order(plan: Plan, placement: str = "plan", *, weights=None, rng=No
 
 
 def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, kind: str = "MGA", rng=None,
-                 trials: int = 64) -> ProtocolReports:
+                 trials: int = 64, cap: int | None = None) -> ProtocolReports:
     """The reports of fake users at plan indices ``users``: a batch that merges with honest batches.
 
     Parameters
@@ -289,7 +293,11 @@ def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, k
         The attacker's randomness (a simulation).
     trials : int, default 64
         Hash seeds each ``"MGA"`` report tries (OLH and HR questions with more
-        than one target answer).
+        than one target answer; FLH: pool members); 1: the seed or pool
+        member an honest device draws (:func:`ldp.attacks.craft`).
+    cap : int, optional
+        ``"MGA"``: each report is built for at most this many of the
+        question's target answers (:func:`ldp.attacks.craft`).
 
     Returns
     -------
@@ -312,6 +320,7 @@ def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, k
     protocol.check_plan(plan)
     kind = check_kind(kind)
     trials = check_int(trials, "trials", 1, 2**16)
+    cap = None if cap is None else check_int(cap, "cap", 1, 2**20)
     s_targets, s_assign, s_craft = check_rng(rng).spawn(3)
     tv = _targets(protocol, targets, s_targets)
     users = np.asarray(users)
@@ -336,13 +345,13 @@ def fake_reports(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, k
             elif ng == 0:  # an empty batch of the oracle's reports
                 row.append(craft(o, q.answer(tv, protocol.m), 1, kind=kind, rng=ss, trials=trials)[:0])
             else:
-                row.append(craft(o, q.answer(tv, protocol.m), ng, kind=kind, rng=ss, trials=trials))
+                row.append(craft(o, q.answer(tv, protocol.m), ng, kind=kind, rng=ss, trials=trials, cap=cap))
         reports.append(row)
     return ProtocolReports(protocol.name, plan.params, plan, labels, reports, users=users)
 
 
 def fake_wire(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, kind: str = "MGA", rng=None,
-              trials: int = 64) -> list[bytes]:
+              trials: int = 64, cap: int | None = None) -> list[bytes]:
     """The reports of fake users as the wire bytes a deployment's server receives (:mod:`ldp.client`'s format).
 
     The same reports as :func:`fake_reports` (same arguments, same ``rng``), each
@@ -370,4 +379,4 @@ def fake_wire(protocol: HeavyHitterProtocol, plan: Plan, *, targets, users, kind
     200
     """
     return encode_protocol_reports(fake_reports(protocol, plan, targets=targets, users=users, kind=kind, rng=rng,
-                                                trials=trials))
+                                                trials=trials, cap=cap))

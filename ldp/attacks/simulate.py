@@ -60,15 +60,20 @@ class Attack:
     kind : {"input", "RPA", "MGA"}
         :mod:`ldp.attacks.crafting`.
     targets : int or array_like
-        How many fresh targets (values nobody holds, :func:`ldp.attacks.fresh_targets`)
+        How many fresh targets (1 to 2**20; values nobody holds, :func:`ldp.attacks.fresh_targets`)
         or the target values.
-    placement : {"plan", "chosen"}
+    placement : {"plan", "chosen", "spread"}
         :func:`ldp.attacks.fake_users`.
     trials : int
-        Hash seeds each maximal-gain report tries (several targets, OLH and HR).
+        Hash seeds each maximal-gain report tries (several targets, OLH and
+        HR; FLH: pool members); 1: the seed or pool member an honest device
+        draws (:func:`ldp.attacks.craft`).
     popular : array_like, optional
         With ``"chosen"``: values the attacker knows to be frequent
         (:func:`ldp.attacks.group_weights`).
+    cap : int, optional
+        ``"MGA"``: each report is built for at most this many targets
+        (:func:`ldp.attacks.craft`); default all.
     """
 
     kind: str = "MGA"
@@ -76,12 +81,17 @@ class Attack:
     placement: str = "plan"
     trials: int = 64
     popular: object = None
+    cap: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", check_kind(self.kind))
         if self.placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {PLACEMENTS}, got {self.placement!r}")
         check_int(self.trials, "trials", 1, 2**16)
+        if self.cap is not None:
+            check_int(self.cap, "cap", 1, 2**20)
+        if isinstance(self.targets, (int, np.integer)) and not isinstance(self.targets, (bool, np.bool_)):
+            check_int(self.targets, "targets", 1, 2**20)
 
 
 def planted(result: HeavyHitterResult, targets) -> int:
@@ -94,7 +104,10 @@ def planted(result: HeavyHitterResult, targets) -> int:
 
 @dataclass(frozen=True, eq=False)
 class Outcome:
-    """One attacked run: the release and what the attack did to it."""
+    """One attacked run: the release and what the attack did to it.
+
+    ``alarm`` and ``checks``: what the server's checks saw (:class:`ldp.attacks.Server`; no checks: no alarm).
+    """
 
     result: HeavyHitterResult
     targets: np.ndarray
@@ -103,6 +116,8 @@ class Outcome:
     f1: float
     planted: int
     ranks: np.ndarray = field(repr=False)  # release rank (1 = first) of each target, 0 when not released
+    alarm: bool = False
+    checks: dict = field(default_factory=dict, repr=False)
 
     @property
     def fraction(self) -> float:
@@ -199,6 +214,7 @@ class Scenario:
             users = np.sort(self.order[c * CHUNK:(c + 1) * CHUNK])
             rep = self._chunks[c] = fake_reports(self.protocol, self.plan, targets=self.targets, users=users,
                                                  kind=self.attack.kind, trials=self.attack.trials,
+                                                 cap=self.attack.cap,
                                                  rng=np.random.SeedSequence(self._seeds[c], spawn_key=(c,)))
         return rep
 
@@ -240,10 +256,11 @@ class Scenario:
                 rho[g, j] = (float(o.q) * ng, ng)
         return ind, rho
 
-    def _aggregates(self, c: int, f: int | None) -> dict:
+    def _aggregates(self, c: int, f: int | None, dropped: np.ndarray | None = None) -> dict:
         """Chunk ``c``'s crafted supports of the marked answers, pairs and FLH tallies, of its users before ``f``.
 
         ``f`` None: all of them (kept per chunk, so a run adds whole chunks' sums and masks only its last chunk).
+        ``dropped``: a mask over order positions of fake users left out (a detector's cleaning).
         """
         out: dict = {}
         for g, qs in enumerate(self.plan.questions):
@@ -251,6 +268,8 @@ class Scenario:
             for j, q in enumerate(qs):
                 pos, S = self._ind[c][g, j]
                 keep = slice(None) if f is None else pos < f
+                if dropped is not None:
+                    keep = (pos < (self.max_fake if f is None else f)) & ~dropped[pos]
                 if q.pool_size:  # FLH: the crafted reports' own tally (exact, ldp.engines.crafted)
                     out["tally", g, j] = q.oracle().tally(self._chunk_reports(c).group_reports(g)[j][keep])
                 rows.append(S[keep])
@@ -272,10 +291,28 @@ class Scenario:
             parts.append(rep if (c + 1) * CHUNK <= f else _subset(rep, self._position[rep.users] < f))
         return ProtocolReports.concat(parts)
 
-    def crafted(self, fake) -> CraftedUsers | None:
-        """The count engine's view of the first ``fake`` fake users (:class:`ldp.engines.CraftedUsers`)."""
+    def _dropped(self, drop, f: int) -> np.ndarray | None:
+        """A mask over order positions of the fake users at plan indices ``drop`` (None: none dropped)."""
+        if drop is None:
+            return None
+        d = np.asarray(drop).reshape(-1)
+        if d.size and (d.dtype.kind not in "iu" or d.min() < 0 or d.max() >= self.data.n
+                       or not ((self._position[d] >= 0) & (self._position[d] < f)).all()):
+            raise ValueError(f"drop must be plan indices of the run's {f} fake users (Scenario.users)")
+        out = np.zeros(self.max_fake, dtype=bool)
+        out[self._position[d.astype(np.int64)]] = True
+        return out if out.any() else None
+
+    def crafted(self, fake, *, drop=None) -> CraftedUsers | None:
+        """The count engine's view of the first ``fake`` fake users (:class:`ldp.engines.CraftedUsers`).
+
+        ``drop``: plan indices of fake users whose reports the server dropped (a detector's cleaning):
+        they are left out altogether.  Their share of the crafted reports' ``rho`` is kept (the mean over
+        the chunks used): exact when every crafted report has the same ``rho``.
+        """
         f = self.count(fake)
-        if f == 0:
+        dropped = self._dropped(drop, f)
+        if f == 0 or (dropped is not None and dropped[:f].all()):
             return None
         self._craft(f)
         G = self.plan.n_groups
@@ -284,7 +321,10 @@ class Scenario:
         joint: dict = {}
         tallies: dict = {}
         whole, last = divmod(f, CHUNK)  # chunks all of whose users are among the first f, and the rest
-        parts = self._whole[:whole] + ([self._aggregates(whole, f)] if last else [])
+        if dropped is None:
+            parts = self._whole[:whole] + ([self._aggregates(whole, f)] if last else [])
+        else:
+            parts = [self._aggregates(c, f, dropped) for c in range(-(-f // CHUNK))]
         used = range(-(-f // CHUNK))
         total = {key: sum(p[key] for p in parts) for key in parts[0]}
         for g, qs in enumerate(self.plan.questions):
@@ -300,20 +340,33 @@ class Scenario:
             for ja, jb in combinations(range(len(qs)), 2):
                 joint[g, qs[ja], qs[jb]] = total["joint", g, ja, jb]
         rho_q = {q: (t / c if c else 0.0) for q, (t, c) in rho.items()}
-        return CraftedUsers(users=self.users(f), rho=rho_q, marked=marked, joint=joint, tallies=tallies)
+        users = self.users(f) if dropped is None else np.sort(self.order[:f][~dropped[:f]])
+        return CraftedUsers(users=users, rho=rho_q, marked=marked, joint=joint, tallies=tallies)
 
     # -- runs ---------------------------------------------------------------
-    def source(self, fake, *, engine: str = "counts", rng=None) -> SupportSource:
-        """The support source of a run with ``fake`` fake users (a count or a share of ``n``)."""
+    def source(self, fake, *, engine: str = "counts", rng=None, drop=None) -> SupportSource:
+        """The support source of a run with ``fake`` fake users (a count or a share of ``n``).
+
+        ``drop`` (count engine): plan indices of fake users left out, as if the server had dropped their
+        reports (:meth:`crafted`); the groups shrink by them.
+        """
         f = self.count(fake)
         s_a, s_b = check_rng(rng).spawn(2)
         if engine == "counts":
             if self._group_counts is None:  # the plan's true counts per group, shared by every run
                 self._group_counts = CountSupport.group_counts(self.data, self.plan.labels(), self.plan.n_groups)
+            gc = self._group_counts
+            crafted = self.crafted(f, drop=drop)  # checks drop
+            if drop is not None and len(drop):  # the dropped users no longer count among their groups
+                d = np.asarray(drop, dtype=np.int64)
+                gc = gc.copy()
+                np.subtract.at(gc, (self.plan.labels()[d], self.data.user_index[d]), 1)
             return CountSupport(self.data, self.plan.labels(), self.plan, rng_draw=s_a, rng_keys=s_b,
-                                crafted=self.crafted(f), group_counts=self._group_counts)
+                                crafted=crafted, group_counts=gc)
         if engine != "protocol":
             raise ValueError(f"engine must be 'counts' or 'protocol', got {engine!r}")
+        if drop is not None:
+            raise ValueError("drop is for the count engine; with reports, clean them (SupportCountDetector.clean)")
         honest = np.setdiff1d(np.arange(self.data.n), self.users(f), assume_unique=True)
         s_priv, s_agg = s_a, s_b
         parts = [self.protocol.privatize(self.data.values[honest], plan=self.plan, users=honest, rng=s_priv)]
@@ -325,17 +378,21 @@ class Scenario:
     def run(self, fake, *, engine: str = "counts", rng=None) -> Outcome:
         """Aggregate a run with ``fake`` fake users: the release and what the attack did to it."""
         f = self.count(fake)
-        res = self.protocol.identify(self.source(f, engine=engine, rng=rng))
-        k = self.protocol.k
-        hh = res.heavy_hitters
+        return self.outcome(self.protocol.identify(self.source(f, engine=engine, rng=rng)), f)
+
+    def outcome(self, result: HeavyHitterResult, fake, **extra) -> Outcome:
+        """What a release ``result`` of a run with ``fake`` fake users holds of the targets (``extra``: Outcome's)."""
+        f = self.count(fake)
+        hh = result.heavy_hitters
         ranks = np.zeros(self.targets.shape[0], dtype=np.int64)
-        if len(res):
+        if len(result):
             keys = value_keys(hh)
             order = np.argsort(keys, kind="stable")
             pos = match_sorted(hh[order], self.targets)
             ranks = np.where(pos >= 0, order[np.maximum(pos, 0)] + 1, 0)
-        return Outcome(res, self.targets, f, self.data.n, f1(self.data.top(min(k, self.data.n_distinct)), hh),
-                       int(np.count_nonzero(ranks)), ranks)
+        top = self.data.top(min(self.protocol.k, self.data.n_distinct))
+        return Outcome(result, self.targets, f, self.data.n, f1(top, hh), int(np.count_nonzero(ranks)), ranks,
+                       **extra)
 
 
 def _subset(rep: ProtocolReports, keep: np.ndarray) -> ProtocolReports:

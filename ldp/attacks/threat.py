@@ -39,6 +39,7 @@ passed on average: the chapter compares it with the measurement.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,24 +48,36 @@ from joblib import Parallel, delayed
 from ..core import Dataset, HeavyHitterResult, oracle_for
 from ..metrics import f1
 from ..protocols import HeavyHitterProtocol
-from ..validation import check_int, check_rng
+from ..validation import check_int, check_real, check_rng
 from .crafting import gain, support_probability
 from .defences import consistency_check, flagged_values
 from .simulate import Attack, Outcome, Scenario
+
+if TYPE_CHECKING:  # the server judges runs; it is passed in, never imported at run time
+    from .server import Server
 
 __all__ = ["smallest_fraction", "threshold_grid", "honest_steps", "step_bars", "honest_grid", "predicted_fraction",
            "predictions", "release_gain"]
 
 
 def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str = "counts", start=None,
-                      grow: float = 2.0, rel_tol: float = 0.05,
-                      max_runs: int = 30) -> tuple[float, int, Outcome | None]:
+                      grow: float = 2.0, rel_tol: float = 0.05, max_runs: int = 30,
+                      server: Server | None = None) -> tuple[float, int, Outcome | None]:
     """The smallest share of fake users whose run releases at least ``need`` targets.
 
     Starting from ``start`` fake users, the search multiplies their number by
     ``grow`` until the targets are released (or, when they already are at
     the start, divides by it until they are not), then bisects on a log
     scale between the last failure and the first success.
+
+    With a ``server`` (:class:`ldp.attacks.Server`), a run succeeds when the
+    release it publishes (after its detector's cleaning and its defence)
+    holds at least ``need`` targets and none of its checks raised an alarm
+    (:mod:`ldp.attacks.server`).  The search assumes success grows with the
+    number of fake users, as it does without checks; a check whose alarm
+    grows with it too can make success rarer at larger numbers, and then the
+    search returns the smallest success on its path (``nan`` if every run
+    it made was caught or failed).
 
     Parameters
     ----------
@@ -74,15 +87,19 @@ def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str =
     rng : int or SeedSequence
         The seed of every run of the search (common random numbers).
     engine : {"counts", "protocol"}
+        The engine of every run (with a ``server``: :mod:`ldp.attacks.server` on what the count
+        engine draws of its checks).
     start : int or float, optional
         First number (or share) of fake users tried (default 0.5 % of ``n``).
     grow : float, default 2
         Factor between the first runs (> 1).
     rel_tol : float
         Stop when the smallest success and the largest failure differ by
-        less than this factor minus one.
+        less than this factor minus one (> 0).
     max_runs : int
-        At most this many runs.
+        At most this many runs (>= 1).
+    server : Server, optional
+        The server's checks and defence that judge each run; default none.
 
     Returns
     -------
@@ -97,8 +114,9 @@ def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str =
     need = check_int(need, "need", 1, scenario.targets.shape[0])
     if isinstance(rng, np.random.Generator):
         raise TypeError("rng must be an int or a SeedSequence: every run of the search reuses it")
-    if not grow > 1:
-        raise ValueError(f"grow must be a number > 1, got {grow!r}")
+    grow = check_real(grow, "grow", lo=1.0, lo_open=True)
+    rel_tol = check_real(rel_tol, "rel_tol", lo=0.0, lo_open=True)
+    max_runs = check_int(max_runs, "max_runs", 1)
     n, top = scenario.data.n, scenario.max_fake
     runs = 0
     outcomes: dict[int, Outcome] = {}
@@ -106,8 +124,11 @@ def smallest_fraction(scenario: Scenario, *, need: int = 1, rng=0, engine: str =
     def ok(f: int) -> bool:
         nonlocal runs
         runs += 1
-        out = scenario.run(f, engine=engine, rng=rng)
-        if out.planted >= need:
+        if server is None:
+            out = scenario.run(f, engine=engine, rng=rng)
+        else:
+            out = server.run(scenario, f, engine=engine, rng=rng)
+        if out.planted >= need and not out.alarm:
             outcomes[f] = out
             return True
         return False

@@ -1,26 +1,32 @@
-"""The reproduction report's pages, rendered from the evaluated claims: the claim explorer, the evidence, the scorecard.
+"""The reproduction report's pages, rendered from the evaluated claims: the answer, the gallery, the report.
 
 The claims are decided below, by :func:`ldp.book.claims.evaluation` (one row per claim) and
 :func:`ldp.book.claims.sentences` (one row per sentence of the paper); this module only
 renders them, as MyST Markdown, and writes the files:
 
-- :func:`render_report`: the report page. It opens with the **claim explorer**, one compact
-  row per sentence (id, where, the quote shortened, the verdict as a coloured badge, the cause
-  class and the one-line cause), which ``book/_static/ldp-explorer.js`` makes sortable and
-  filterable in the browser (offline; in the PDF it is a long table). Each row links to its
-  evidence below: the quote, what was tested and measured, the rule, the verdict with its
-  cause, the verdicts under the other readings the paper leaves open, and the sentence's parts.
-  Our readings of sentences that state no result, and our own claims, are listed apart.
-- :func:`render_scorecard`: the intro's box, opening with one sentence a reader can repeat.
+- :func:`render_answer`: the first page's answer, at most five plain sentences with this build's numbers: PEM
+  against SPM and MCM, the analysis against simulation, the verdicts counted, what did not reproduce and the
+  measured cause of the largest difference (:func:`answer_sentences`).
+- :func:`render_gallery`: the first page's gallery, each of the paper's figures as this build drew it, beside
+  the verdicts of the sentences that read it, linking to the figure in its chapter.
+- :func:`render_report`: the report page. It opens with the **summary**, one row per sentence of the paper
+  (id, where, what it says, the verdict as a coloured badge, the class and the whole line of its cause),
+  which ``book/_static/ldp-explorer.js`` makes sortable and filterable in the browser (offline; in the PDF it
+  is a long table). Each row links to its evidence below, folded by section: the quote, what was tested and
+  measured, the rule, the verdict with its cause, the verdicts under the other readings the paper leaves
+  open, and the sentence's parts. Our readings of sentences that state no result, and our own claims, are
+  listed apart; the rules close the page, folded too.
+- :func:`render_scorecard`: the first page's details, folded: the counts, the largest differences, the
+  stand-ins and what computed each figure.
 - :func:`claims_json`: the rows the Sphinx extension ``book/_ext/ldp_evidence.py`` puts in a box
   under each of the paper's figures.
 
 A book build (:func:`ldp.book.rerun.build.stage` calls :func:`write_book_report` once the notebooks
 ran) writes, atomically, into ``_generated/report/``: ``report.md`` (included by
-``book/reproduction.md``), ``scorecard.md`` (by ``book/intro.md``), ``claims.json`` and
-``claims.csv`` (the tidy table of :func:`ldp.book.claims.evaluation`).  A rerun
-(:func:`ldp.book.rerun.run.rerun` calls :func:`write_rerun_report`) gets ``claims.csv`` and
-``claims.md`` in its folder, with only the claims its chapter measures.
+``book/reproduction.md``), ``answer.md``, ``gallery.md`` and ``scorecard.md`` (by ``book/intro.md``),
+``claims.json`` and ``claims.csv`` (the tidy table of :func:`ldp.book.claims.evaluation`; the report page
+offers both for download).  A rerun (:func:`ldp.book.rerun.run.rerun` calls :func:`write_rerun_report`) gets
+``claims.csv`` and ``claims.md`` in its folder, with only the claims its chapter measures.
 """
 from __future__ import annotations
 
@@ -34,13 +40,13 @@ import pandas as pd
 
 from ..paths import atomic_path, generated_dir
 from .claims import verdicts as V
-from .claims.claim import STAND_INS, Registry, display_quote
+from .claims.claim import STAND_INS, Registry, display_quote, paper_numbers
 from .claims.evaluation import NOT_COVERED, evaluate, largest_differences, sentences, verdict_counts
 from .claims.store import MODES, ResultStore
 
-__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "anchor", "caret_math", "quick_banner",
-           "render_report", "render_scorecard", "summary_sentence", "claims_json", "write_outputs",
-           "write_book_report", "write_rerun_report"]
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "ANSWER", "anchor", "caret_math", "quick_banner",
+           "answer_sentences", "render_answer", "render_gallery", "render_report", "render_scorecard",
+           "summary_sentence", "claims_json", "write_outputs", "write_book_report", "write_rerun_report"]
 
 #: the folder under ``_generated/`` the book's generated report pages go to
 REPORT_DIR = "report"
@@ -54,7 +60,8 @@ SECTIONS = {"2": "Section 2: frequency oracles", "3": "Section 3: existing metho
             "4": "Section 4: PEM and its analysis (with the appendix)", "5": "Section 5: validation of the analysis",
             "6": "Section 6: evaluation",
             "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
-_BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "secondary"}
+#: each verdict's badge colour (sphinx-design); not testable is grey ("muted": the theme's "secondary" is orange)
+_BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "muted"}
 _SHORT_STAND_IN = {"url": "the URL stand-in", "url-calibrated": "the URL stand-in", "mcm": "our MCM (from the text)",
                    "spm": "our SPM (from the text)"}
 _GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
@@ -99,16 +106,6 @@ def _cell(text) -> str:
     return caret_math(re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip())
 
 
-def _short(text: str, n: int = 100) -> str:
-    """``text`` (a quote as the paper prints it, a cause) cut at a word before ``n`` characters (never inside math)."""
-    if len(text) <= n:
-        return text
-    cut = text[:n].rsplit(" ", 1)[0]
-    if cut.count("$") % 2:
-        cut = cut[:cut.rindex("$")].rstrip()
-    return cut + " …"
-
-
 def anchor(sentence_id: str) -> str:
     """The label of a sentence's evidence on the report page (explorer rows, scorecard and boxes link to it)."""
     return f"claim-{sentence_id}"
@@ -144,25 +141,30 @@ def _flips(row) -> dict[str, str]:
     return json.loads(row.get("flips") or "{}")
 
 
-def _explorer(rows: pd.DataFrame, caption: str) -> list[str]:
-    """The explorer: in HTML a list-table the page's script sorts and filters; in LaTeX a long table.
+def _sentence_end(text: str) -> str:
+    """``text`` closed by a full stop (unless it ends with one, or with ``?``/``!``)."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".?!" else text + "."
 
-    Four columns: the claim (its id, a link to its evidence, and where the paper says it), the quote
-    shortened, the verdict as a coloured badge, and the cause: its class in bold (what the cause
-    filter reads) and one line, with the verdict under another reading when that one differs.
+
+def _explorer(rows: pd.DataFrame, caption: str, says: str) -> list[str]:
+    """The summary: one list-table for the browser (sorted and filtered by ``ldp-explorer.js``) and the PDF.
+
+    Four columns: the claim (its id, a link to its evidence, and where the paper says it), what the
+    sentence says in a few words (header ``says``), the verdict as a coloured badge, and the cause: its class
+    in bold (what the cause filter reads) and its whole line, with the verdict under another reading when
+    that one differs.  One table serves both builders, so the book's tables are numbered as the reader sees
+    them (HTML: class ``ldp-explorer``; LaTeX: ``longtable``, rows break across pages).
     """
-    html = ["```{only} html", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer",
-            ":widths: 22 32 16 30", "", "* - Claim", "  - The paper says", "  - Verdict", "  - Cause"]
-    tex = ["```{only} latex", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: longtable",
-           ":widths: 34 16 50", "", "* - Claim", "  - Verdict", "  - Cause"]
+    out = [f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer longtable",
+           ":widths: 27 19 14 40", "", "* - Claim", f"  - {says}", "  - Verdict", "  - Cause"]
     for _, r in rows.iterrows():
         claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {_cell(r['ref'])}"
-        cause = (f"**{_cause_label(r['cause_class'])}**: {_cell(_short(r['cause'], 110))}" if r["cause_class"] else "")
+        cause = (f"**{_cause_label(r['cause_class'])}**: {_sentence_end(_cell(r['cause']))}"
+                 if r["cause_class"] else "")
         cause += "".join(f" *Another reading: {v}.*" for v in _flips(r).values())
-        html += [f"* - {claim}", f"  - “{_cell(_short(display_quote(r['quote']), 80))}”",
-                 f"  - {_badge(r['verdict'])}", f"  - {cause}"]
-        tex += [f"* - {claim}", f"  - {r['verdict']}", f"  - {cause}"]
-    return html + [":::", "```", ""] + tex + [":::", "```", ""]
+        out += [f"* - {claim}", f"  - {_cell(r['paper'])}", f"  - {_badge(r['verdict'])}", f"  - {cause}"]
+    return out + [":::", ""]
 
 
 def _part_lines(p, indent: str = "") -> list[str]:
@@ -230,6 +232,8 @@ def rules_section() -> str:
         "argmax": f"in every series the value at the claimed optimum is within {V.Z_TOL:g} SE of the maximum",
     }
     lines = ["## How the verdicts are decided", "",
+             "::::{dropdown} The five rules, the tolerances and the classes of a cause",
+             ":class-container: ldp-folded", "",
              "Every verdict is computed from the saved figure data by one of five rules (`ldp.book.claims.rules`); "
              "none is typed by hand. The verdicts are exactly: " + ", ".join(f"**{v}**" for v in V.VERDICTS)
              + ". A claim is *not testable here* when its inputs are missing, when the run's parameters leave out "
@@ -243,7 +247,7 @@ def rules_section() -> str:
                            _cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
     lines += ["Every verdict other than reproduced names its cause, of one of these classes:", ""]
     lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, _cell(m)) for lab, m in V.CAUSES.values()])
-    return "\n".join(lines)
+    return "\n".join([*lines, "::::", ""])
 
 
 def _list_table(head: tuple[str, ...], widths: str, rows) -> list[str]:
@@ -254,8 +258,24 @@ def _list_table(head: tuple[str, ...], widths: str, rows) -> list[str]:
     return out + [":::", ""]
 
 
+def _counts_words(rows: pd.DataFrame) -> str:
+    """'12 reproduced, 2 partly reproduced' (the verdicts that occur, best first)."""
+    return ", ".join(f"{c} {v}" for v, c in verdict_counts(rows).items() if c)
+
+
+def _evidence_group(title: str, rows: pd.DataFrame, table: pd.DataFrame) -> list[str]:
+    """The evidence of a group of sentences (a section of the paper, or ours), folded: one dropdown holding one
+    folded block per sentence (the report's script unfolds both when a link leads to a sentence)."""
+    blocks = ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in rows.iterrows()]
+    return [f":::::{{dropdown}} {title} ({len(rows)} {'sentence' if len(rows) == 1 else 'sentences'}: "
+            f"{_counts_words(rows)})", ":class-container: ldp-folded", "", *blocks, ":::::", ""]
+
+
 def render_report(table: pd.DataFrame, mode: str | None) -> str:
-    """The report page: banner, the claim explorer, the evidence by section, our readings and claims, the rules.
+    """The report page: banner, the summary, our readings and claims, the evidence by section, the rules.
+
+    The summary (one row per sentence of the paper) is open; everything else is folded: our own sentences,
+    the evidence of each section of the paper (one block per sentence inside) and the rules.
 
     Parameters
     ----------
@@ -272,25 +292,30 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     _check_mode(mode)
     rows = sentences(table)
     paper, apart = rows[rows["kind"] == "paper"], rows[rows["kind"] != "paper"]
-    parts = [quick_banner(mode), "## Claim explorer", "",
-             "One row per sentence of the paper, in the paper's order. Click a column's header to sort; choose a "
+    parts = [quick_banner(mode), "## Summary", "",
+             "One row per sentence of the paper that states a result, in the paper's order: what it says, the "
+             "verdict and, for any verdict but reproduced, its cause. Click a column's header to sort; choose a "
              "verdict, a section or a cause to filter; the claim's id leads to its evidence below.", "",
-             *_explorer(paper, "The paper's claims")]
+             *_explorer(paper, "The paper's result sentences", "The paper says")]
     if len(apart):
-        parts += ["Our readings of sentences that state no result, and our own claims about the protocols after "
+        parts += ["## Our readings and our own claims", "",
+                  "Our readings of sentences that state no result, and our own claims about the protocols after "
                   "PEM, are not the paper's results; they are listed apart and never among its largest differences.",
-                  "", *_explorer(apart, "Our readings and our own claims")]
+                  "", f"::::{{dropdown}} {len(apart)} sentences of ours ({_counts_words(apart)})",
+                  ":class-container: ldp-folded", "",
+                  *_explorer(apart, "Our readings and our own claims", "We say"), "::::", ""]
+    parts += ["## Evidence, sentence by sentence", "",
+              "Each sentence's quote, what was tested and measured, the rule, the verdict with its cause, and the "
+              "verdict under each other reading the paper leaves open, by the paper's sections.", ""]
     for major, title in SECTIONS.items():
         sec = paper[paper["section"].map(_major) == major]
         if len(sec):
-            parts.append(f"## {title}\n")
-            parts += ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in sec.iterrows()]
+            parts += _evidence_group(title, sec, table)
     for kind, title in (("reading", "Our readings of sentences that state no result"),
-                        ("ours", "Our own claims: PEM against TreeHist and SFP")):
+                        ("ours", "Our own claims: the protocols after PEM, malicious users, scale")):
         sec = rows[rows["kind"] == kind]
         if len(sec):
-            parts.append(f"## {title}\n")
-            parts += ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in sec.iterrows()]
+            parts += _evidence_group(title, sec, table)
     return "\n".join(p for p in parts if p is not None) + "\n" + rules_section()
 
 
@@ -331,12 +356,13 @@ def _engine_text(engine: str, mode: str | None) -> str:
 
 
 def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, *, report: str = REPORT_DOC) -> str:
-    """The scorecard: one sentence, verdict counts, the largest differences with their causes, stand-ins, engines.
+    """The first page's details, folded: the scorecard (every count, the largest differences, the stand-ins) and
+    what computed each figure.
 
     Parameters
     ----------
     table, mode
-        As for :func:`render_report` (the claims table; the build mode, "quick" adding the banner).
+        As for :func:`render_report` (the claims table; the build mode, "quick" saying so in the titles).
     registry : Registry
         Its ``engines``: what computed each figure.
     report : str
@@ -345,14 +371,14 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     Returns
     -------
     str
-        MyST Markdown: an admonition (after the banner of a quick build).
+        MyST Markdown: two dropdowns.
     """
     _check_mode(mode)
     rows = sentences(table)
     by = {k: rows[rows["kind"] == k] for k in ("paper", "reading", "ours")}
-    title = ("Scorecard of this quick build (small samples: not the reproduction's verdicts)" if mode == "quick"
-             else "Scorecard: the paper's claims against this build")
-    lines = [quick_banner(mode), f"```{{admonition}} {title}", ":class: tip", "", summary_sentence(rows), "",
+    quick = " (quick build: small samples, not the reproduction's verdicts)" if mode == "quick" else ""
+    lines = [f"::::{{dropdown}} The scorecard in detail: every count, the largest differences, the stand-ins{quick}",
+             ":class-container: ldp-folded", "", summary_sentence(rows), "",
              f"Each sentence of the paper that states a result is one claim, decided by a stated rule: "
              f"{_counts_text(by['paper'])}."
              + (f" Apart from them, {len(by['reading'])} of our readings of sentences that state no result "
@@ -370,13 +396,181 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
                   for _, r in diffs.iterrows()]
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
-              "What computed each figure: " + "; ".join(
-                  (f"`{f}`" if registry.title(f) == f else f"{registry.title(f)} (`{f}`)")
-                  + f": {_engine_text(e, mode)}" for f, e in registry.engines.items()
-                  if not f.count("/")) + ".", "",
               f"Every claim, its rule, its verdict and its cause: {{doc}}`the reproduction report <{report}>`.",
-              "```", ""]
-    return "\n".join(lines)
+              "::::", "",
+              f"::::{{dropdown}} What computed each figure{quick}", ":class-container: ldp-folded", ""]
+    lines += [f"- {registry.title(f)} (`{f}`): {_engine_text(e, mode)}" if registry.title(f) != f
+              else f"- `{f}`: {_engine_text(e, mode)}" for f, e in registry.engines.items() if not f.count("/")]
+    return "\n".join([*lines, "", "::::", ""])
+
+
+# --------------------------------------------------------------------------- the first page: answer and gallery
+#: the sentences of the answer that quote the paper's main results: the claims each one reads (ids of the
+#: registry), and how it opens (what the paper claims) and words its count (what this build finds)
+ANSWER = {
+    "pem": (("fig5-pem-best", "fig6-pem-best"),
+            "The paper finds PEM better than SPM and MCM; here PEM scores at least as high as the better of the two "
+            "at"),
+    "analysis": (("fig2-analysis-matches", "fig3-analysis-matches", "fig4-analysis-matches"),
+                 "It finds that its analysis predicts the simulations; here they agree within noise at"),
+}
+#: per rule, the numbers of its decision that count what passed and out of how many (``within-se``: the points
+#: Holm's correction does not reject)
+_PASSED = {"ordering": ("holds", "points"), "within-tolerance": ("within", "points"),
+           "monotone": ("monotone", "series"), "argmax": ("passed", "series")}
+#: how the answer counts the verdicts
+_COUNT_WORDS = {V.REPRODUCED: "are reproduced", V.PARTLY: "partly", V.NOT_REPRODUCED: "are not",
+                V.NOT_TESTABLE: "cannot be tested here"}
+
+
+def _numbers(row) -> dict:
+    """The numbers a claim's rule decided on (the table's ``numbers``, JSON), ``{}`` when there are none."""
+    try:
+        out = json.loads(row.get("numbers") or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def _passed(row) -> tuple[int, int, str] | None:
+    """(passed, out of, unit) from a decided claim's numbers, or None when it was not measured."""
+    n = _numbers(row)
+    try:
+        if row["rule_kind"] == "within-se":
+            return int(n["points"]) - int(n["holm_rejected"]), int(n["points"]), "points"
+        passed, total = _PASSED[row["rule_kind"]]
+        return int(n[passed]), int(n[total]), total
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _join(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _figure_name(row) -> str:
+    title = row["figure_title"] if isinstance(row["figure_title"], str) and row["figure_title"] else ""
+    return title if title.startswith("Figure") else _cell(row["ref"])
+
+
+def _tally(table: pd.DataFrame, ids: tuple[str, ...]) -> str:
+    """'58 of 58 points of Figure 5 and 64 of 64 of Figure 6', each figure linked to its claim's evidence; a
+    verdict other than reproduced follows its count; a claim not measured says why."""
+    pieces, unit = [], ""
+    for row in (r for _, r in table[table["id"].isin(ids)].iterrows()):
+        name = f"{{ref}}`{_figure_name(row)} <{anchor(row['sentence'])}>`"
+        counted = _passed(row) if row["verdict"] != V.NOT_TESTABLE else None
+        if counted is None:
+            pieces.append(f"none of {name}, which {_COUNT_WORDS[V.NOT_TESTABLE]} ({_cell(row['cause'])})")
+            continue
+        passed, total, what = counted
+        pieces.append(f"{passed} of {total} {'' if what == unit else what + ' '}of {name}"
+                      + ("" if row["verdict"] == V.REPRODUCED else f" ({row['verdict']})"))
+        unit = what
+    return _join(pieces) if pieces else "no point: the claims it reads are not in this build"
+
+
+def answer_sentences(table: pd.DataFrame) -> list[str]:
+    """The first page's answer: at most five plain sentences (MyST), each with this build's numbers.
+
+    1. PEM against SPM and MCM (:data:`ANSWER`): the points of Figures 5 and 6 where PEM is at least the better
+       of the two;
+    2. the analysis against simulation: the points of Figures 2-4 where they agree within noise;
+    3. the verdicts of the paper's result sentences, counted;
+    4. what did not reproduce (each sentence linked to its evidence, with the class of its cause);
+    5. the largest difference (:func:`ldp.book.claims.largest_differences`) and its cause, whole.
+
+    Every number, verdict and cause is read from ``table`` (:func:`ldp.book.claims.evaluation`'s); a sentence
+    whose claims are not in it says so.
+    """
+    rows = sentences(table)
+    paper = rows[rows["kind"] == "paper"]
+    out = [f"{opening} {_tally(table, ids)}." for ids, opening in ANSWER.values()]
+    counts = {v: c for v, c in verdict_counts(paper).items() if c}
+    out.append(f"Of the paper's {len(paper)} result sentences, "
+               + _join([f"{c} {_COUNT_WORDS[v]}" for v, c in counts.items()]) + ".")
+    missed = paper[paper["verdict"] == V.NOT_REPRODUCED]
+    if len(missed):
+        out.append("Not reproduced, by the class of their cause: " + "; ".join(
+            _join([f"{{ref}}`{_cell(r['ref'])} <{anchor(r['id'])}>`" for _, r in grp.iterrows()])
+            + f" ({_cause_label(kind)})" for kind, grp in missed.groupby("cause_class", sort=False)) + ".")
+    top = largest_differences(rows, 1)
+    if len(top):
+        r = top.iloc[0]
+        out.append(f"The largest difference is in {{ref}}`{_cell(r['ref'])} <{anchor(r['id'])}>` "
+                   f"(“{_cell(r['paper'])}”, {r['verdict']}); its cause: {_sentence_end(_cell(r['cause']))}")
+    return out
+
+
+def quick_line(mode: str | None) -> str:
+    """A quick build's banner in one line, for the first screen (MyST admonition), empty otherwise."""
+    if mode != "quick":
+        return ""
+    return ("```{warning}\n:class: ldp-banner\n**Quick build.** Small samples: these numbers exercise the rules; the "
+            "reproduction's verdicts come from the paper-scale build.\n```\n")
+
+
+def render_answer(table: pd.DataFrame, mode: str | None) -> str:
+    """The first page's answer (:func:`answer_sentences`), after a quick build's banner (MyST)."""
+    _check_mode(mode)
+    items = "\n".join(f"- {s}" for s in answer_sentences(table))
+    return f"{quick_line(mode)}```{{container}} ldp-answer\n{items}\n```\n"
+
+
+def _figures_of(table: pd.DataFrame) -> dict[str, list[str]]:
+    """Figure label -> the sentences that read it (those whose parts name it), in the report's order."""
+    out: dict[str, list[str]] = {}
+    for sid, figure in zip(table["sentence"], table["figure"]):
+        if figure and sid not in out.setdefault(figure, []):
+            out[figure].append(sid)
+    return out
+
+
+def render_gallery(table: pd.DataFrame, figures: str | Path | None = None) -> str:
+    """The first page's gallery: each figure of the paper as this build drew it, beside its verdicts (MyST).
+
+    One card per figure of ``book/_ext/paper_numbers.yml``, in the paper's order: the figure's image as a
+    thumbnail (``<figures>/<label>.svg``; a figure this build did not draw says so), its number and one badge
+    per verdict of the sentences that read it (the rows of its evidence box), counted; the card links to the
+    figure in its chapter. HTML only: the PDF has the figures in their chapters.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`ldp.book.claims.evaluation`'s table.
+    figures : path-like, optional
+        The folder of the build's figures; default ``_generated/figures``.
+    """
+    folder = Path(figures) if figures is not None else generated_dir() / "figures"
+    verdict = dict(zip(*(sentences(table)[c] for c in ("id", "verdict")))) if len(table) else {}
+    reads = _figures_of(table)
+    lines = ["```{only} html", "::::::{grid} 1 2 3 3", ":gutter: 2", ":class-container: ldp-gallery", ""]
+    for fig in paper_numbers()["figures"]:
+        label = next(iter(fig.get("book") or {}), "")
+        if not label:
+            continue
+        number = fig["number"]
+        counts = {v: sum(verdict.get(s) == v for s in reads.get(label, [])) for v in V.VERDICTS}
+        badges = " ".join(f"{{bdg-{_BADGE[v]}}}`{c} {_GALLERY_WORDS[v]}`" for v, c in counts.items() if c)
+        alt = f"Figure {number} as this build drew it: {_plain_title(fig['title'])}"
+        image = ([f":::{{image}} /_generated/figures/{label}.svg", f":alt: {alt}", ":class: ldp-thumb", ":::"]
+                 if (folder / f"{label}.svg").is_file() else ["*(not drawn in this build)*"])
+        lines += [":::::{grid-item-card}", f":link: {label}", ":link-type: ref",
+                  f":link-alt: Figure {number} in its chapter: {_plain_title(fig['title'])}",
+                  ":class-card: ldp-gallery-card", "",
+                  *image, "", f"**Figure {number}** {badges or 'no claim reads it'}", ":::::", ""]
+    return "\n".join([*lines, "::::::", "```", ""])
+
+
+def _plain_title(title) -> str:
+    """A figure's title (``paper_numbers.yml``) as plain text on one line, for an image's alt text and a link's."""
+    return " ".join(str(title).replace("$", "").split())
+
+
+#: the gallery's badges: a count and a short word
+_GALLERY_WORDS = {V.REPRODUCED: "reproduced", V.PARTLY: "partly", V.NOT_REPRODUCED: "not reproduced",
+                  V.NOT_TESTABLE: "not testable"}
 
 
 def _plain(value):
@@ -437,8 +631,8 @@ def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | N
                   chapters: Iterable[str] | None = None) -> dict[str, Path]:
     """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
 
-    Writes ``claims.csv``, ``claims.json``, ``report.md`` and ``scorecard.md`` into ``folder``
-    (default ``<store>/report``).
+    Writes ``claims.csv``, ``claims.json``, ``report.md``, ``answer.md``, ``gallery.md`` and ``scorecard.md``
+    into ``folder`` (default ``<store>/report``); the gallery shows the figures of ``<folder>/../figures``.
 
     Parameters
     ----------
@@ -467,6 +661,8 @@ def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | N
             CLAIMS_JSON: _write(folder / CLAIMS_JSON, json.dumps(claims_json(table, mode), indent=1,
                                                                 ensure_ascii=False) + "\n"),
             "report.md": _write(folder / "report.md", render_report(table, mode)),
+            "answer.md": _write(folder / "answer.md", render_answer(table, mode)),
+            "gallery.md": _write(folder / "gallery.md", render_gallery(table, folder.parent / "figures")),
             "scorecard.md": _write(folder / "scorecard.md", render_scorecard(table, mode, registry))}
 
 

@@ -51,16 +51,16 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from ..core import Plan, ProtocolReports
+from ..core import MAX_PLAN_BYTES, Plan, ProtocolReports
+from ..core.bytecache import ByteCache
 from ..oracles.base import Field, FrequencyOracle, Reports
 
-__all__ = ["VERSION", "HEADER_BYTES", "plan_id", "Target", "target", "encode_reports", "encode_protocol_reports",
-           "ParsedReports", "parse_reports", "report_bytes"]
+__all__ = ["VERSION", "HEADER_BYTES", "WIRE_TYPES", "plan_id", "Target", "target", "encode_reports",
+           "encode_protocol_reports", "ParsedReports", "parse_reports", "check_report", "report_bytes"]
 
 #: the wire format's version (first byte of every report)
 VERSION = 1
@@ -164,10 +164,18 @@ def _plan_target(plan: Plan) -> Target:
     return t
 
 
-@lru_cache(maxsize=4)
+#: bytes of parsed plans :func:`plan_from_json` keeps: a plan weighs the group labels it may come to hold
+#: (``n`` bytes or ``2 n``) and a kilobyte per question; 256 MiB
+PLAN_CACHE_BYTES = 2**28
+_PLANS: ByteCache = ByteCache(PLAN_CACHE_BYTES, lambda p: (p.n or 0) * p.labels_dtype.itemsize
+                              + 1024 * sum(len(qs) for qs in p.questions))
+
+
 def plan_from_json(text: str) -> Plan:
-    """:meth:`Plan.from_json`, remembered for the last few texts (a device reports with the same plan)."""
-    return Plan.from_json(text)
+    """:meth:`Plan.from_json`, remembered within :data:`PLAN_CACHE_BYTES` (a device reports with the same plan)."""
+    if not isinstance(text, str) or len(text) > MAX_PLAN_BYTES:
+        return Plan.from_json(text)  # refused there, uncached
+    return _PLANS.get(text, lambda: Plan.from_json(text))
 
 
 # ---------------------------------------------------------------------------
@@ -269,12 +277,16 @@ class ParsedReports:
         question of the group.
     problems : list of (int, str)
         Each refused report's position in the batch and what is wrong with
-        it, by position.
+        it, by position (with ``every_problem=False``: at least the first
+        refused report, and a few others).
+    n_refused : int
+        Reports refused.
     """
 
     n_given: int
     groups: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)
+    n_refused: int = 0
 
     @property
     def n_valid(self) -> int:
@@ -292,17 +304,39 @@ class ParsedReports:
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
 
+#: what a wire report may be: the bytes a device sent (a numpy array, a str, ... is refused, whatever its length)
+WIRE_TYPES = (bytes, bytearray, memoryview)
+
+
+def check_report(report, name: str = "report") -> None:
+    """Raise ``TypeError`` unless ``report`` is bytes (:data:`WIRE_TYPES`): the one type check of every entry point."""
+    if not isinstance(report, WIRE_TYPES):
+        raise TypeError(f"{name} must be bytes (a wire report from ldp.client.report), got {type(report).__name__}")
+
+
 def _lengths(reports: Sequence) -> np.ndarray:
-    try:
-        return np.fromiter(map(len, reports), dtype=np.int64, count=len(reports))
-    except TypeError:
+    if not all(type(r) is bytes for r in reports):  # the common case in one pass; else name the first other one
         for i, r in enumerate(reports):
-            if not isinstance(r, (bytes, bytearray, memoryview)):
-                raise TypeError(f"reports[{i}] must be bytes (a wire report), got {type(r).__name__}") from None
-        raise
+            check_report(r, f"reports[{i}]")
+    return np.fromiter(map(len, reports), dtype=np.int64, count=len(reports))
 
 
-def parse_reports(plan, reports: Sequence[bytes]) -> ParsedReports:
+class _Problems:
+    """What is wrong with refused reports: each one's (``every``), or the first of each kind, and a count."""
+
+    def __init__(self, every: bool):
+        self.every = every
+        self.found: dict[int, str] = {}
+        self.count = 0
+
+    def note(self, positions, why) -> None:
+        """Refuse the reports at ``positions`` (increasing); ``why(i)`` describes the ``i``-th of them."""
+        self.count += len(positions)
+        for i in range(len(positions) if self.every else min(1, len(positions))):
+            self.found[int(positions[i])] = why(i)
+
+
+def parse_reports(plan, reports: Sequence[bytes], *, every_problem: bool = True) -> ParsedReports:
     """Check wire reports one by one, vectorised, and decode the valid ones.
 
     Parameters
@@ -311,6 +345,10 @@ def parse_reports(plan, reports: Sequence[bytes]) -> ParsedReports:
         The published plan the reports must be for.
     reports : sequence of bytes
         Wire reports (:mod:`ldp.client.wire`).
+    every_problem : bool, keyword-only
+        Describe every refused report (default), or only the first one of
+        each kind (what a caller refusing the whole batch at its first bad
+        report needs: a batch of bad reports then costs no message per report).
 
     Returns
     -------
@@ -322,20 +360,21 @@ def parse_reports(plan, reports: Sequence[bytes]) -> ParsedReports:
     Raises
     ------
     TypeError
-        An entry is not bytes.
+        An entry is not bytes (:func:`check_report`; a numpy array is refused
+        even though it has a length and a buffer).
     """
     t = target(plan)
-    if isinstance(reports, (bytes, bytearray, memoryview)):
+    if isinstance(reports, WIRE_TYPES):
         raise TypeError("reports must be a sequence of wire reports (bytes objects), not one bytes object; "
                         "use [report] for one")
     reports = reports if isinstance(reports, (list, tuple)) else list(reports)
     k = len(reports)
     lens = _lengths(reports)
     out = ParsedReports(k)
-    problems: dict[int, str] = {}
-    for i in np.flatnonzero(lens < HEADER_BYTES):
-        problems[int(i)] = (f"is {int(lens[i])} bytes, shorter than the {HEADER_BYTES}-byte header: truncated or "
-                            f"not a report")
+    problems = _Problems(every_problem)
+    short = np.flatnonzero(lens < HEADER_BYTES)
+    problems.note(short, lambda i: f"is {int(lens[short[i]])} bytes, shorter than the {HEADER_BYTES}-byte header: "
+                                   f"truncated or not a report")
     buckets = np.unique(lens[lens >= HEADER_BYTES])
     found: dict[int, list] = {}
     for length in buckets:
@@ -350,11 +389,13 @@ def parse_reports(plan, reports: Sequence[bytes]) -> ParsedReports:
         users = np.concatenate([p[1] for p in parts])[order]
         reps = [type(parts[0][2][j]).concat([p[2][j] for p in parts])[order] for j in range(len(parts[0][2]))]
         out.groups[g] = (pos[order], users, reps)
-    out.problems = sorted(problems.items())
+    out.problems = sorted(problems.found.items())
+    out.n_refused = problems.count
     return out
 
 
-def _parse_bucket(t: Target, rows: np.ndarray, idx: np.ndarray, length: int, problems: dict, found: dict) -> None:
+def _parse_bucket(t: Target, rows: np.ndarray, idx: np.ndarray, length: int, problems: _Problems,
+                  found: dict) -> None:
     """Check the reports of one length (``rows``, at input positions ``idx``) and decode the valid ones."""
     version = rows[:, 0]
     pid_ok = np.all(rows[:, _PID] == np.frombuffer(t.pid, dtype=np.uint8), axis=1)
@@ -364,8 +405,8 @@ def _parse_bucket(t: Target, rows: np.ndarray, idx: np.ndarray, length: int, pro
 
     def refuse(mask: np.ndarray, why) -> None:
         new = mask & ~bad
-        for r in np.flatnonzero(new):
-            problems[int(idx[r])] = why(r)
+        rs = np.flatnonzero(new)
+        problems.note(idx[rs], lambda i: why(rs[i]))
         bad[new] = True
 
     refuse(version != VERSION, lambda r: f"has wire format version {int(version[r])}; this server reads "
@@ -391,7 +432,6 @@ def _parse_bucket(t: Target, rows: np.ndarray, idx: np.ndarray, length: int, pro
         pos = HEADER_BYTES
         arrays: list[dict[str, np.ndarray]] = []
         wrong = np.zeros(sel.size, dtype=bool)
-        reasons: dict[int, str] = {}
         for j, lay in enumerate(t.layouts[g]):
             fields = {}
             for f in lay:
@@ -402,15 +442,17 @@ def _parse_bucket(t: Target, rows: np.ndarray, idx: np.ndarray, length: int, pro
                 else:
                     a = cols.view(np.dtype(f.dtype).newbyteorder("<")).reshape(-1).astype(f.dtype)
                 inv = f.invalid(a)
-                for row in np.flatnonzero(inv & ~wrong):
+                rs = np.flatnonzero(inv & ~wrong)
+
+                def why(i, rs=rs, a=a, f=f, j=j) -> str:
                     what = (f"has bits set beyond {f.what}" if f.packed else
-                            f"= {int(a[row])} is outside [0, {f.what})")
-                    reasons[int(row)] = f"has question {j}'s field {f.name!r} out of range: {f.name} {what}"
+                            f"= {int(a[rs[i]])} is outside [0, {f.what})")
+                    return f"has question {j}'s field {f.name!r} out of range: {f.name} {what}"
+
+                problems.note(idx[sel[rs]], why)
                 wrong |= inv
                 fields[f.name] = a
             arrays.append(fields)
-        for row_i, why in reasons.items():
-            problems[int(idx[sel[row_i]])] = why
         keep = np.flatnonzero(~wrong)
         if keep.size:
             reps = [o.reports_class(o.params, **{name: a[keep] for name, a in fields.items()})

@@ -24,6 +24,7 @@ from .protocol_reports import ProtocolReports
 from .question import (
     ASSIGNMENT,
     MAX_GROUPS,
+    MAX_PLAN_BYTES,
     MAX_USERS,
     Plan,
     PlanError,
@@ -38,7 +39,7 @@ from .reportstore import StoredReports, open_store
 from .results import HeavyHitterResult, RoundInfo
 from .selection import scaled_estimate, select_top, support_threshold
 
-__all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS",
+__all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "MAX_PLAN_BYTES",
            "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
            "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
            "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",

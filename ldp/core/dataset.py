@@ -6,6 +6,7 @@ true top-k, and :mod:`ldp.datasets` builds the paper's data sets as instances.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -17,9 +18,56 @@ import numpy as np
 
 from ..numeric import readonly
 from ..validation import check_int, check_rng
-from ..values import MAX_BITS, as_values, decode, group_values, prefix, value_keys
+from ..values import MAX_BITS, as_values, decode, group_values, n_words, prefix, value_keys
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "machine_memory", "bytes_per_user", "check_users_fit"]
+
+
+def machine_memory() -> int:
+    """Bytes of physical memory of this machine (``sysconf``), or 0 when the system does not tell."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not a POSIX system
+        return 0
+
+
+def bytes_per_user(m: int) -> int:
+    """Bytes a :class:`Dataset` holds per user: her value (``8 ceil(m / 64)``) and her index into the tally (8)."""
+    return 8 * n_words(m) + 8
+
+
+def _size(b: float) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:.0f} bytes"
+
+
+def check_users_fit(n: int, m: int, *, name: str = "n", what: str = "users") -> int:
+    """``n`` if a data set of ``n`` users of ``m``-bit values fits in this machine's memory, else a ValueError.
+
+    Called by the generators (:mod:`ldp.datasets`) before anything is drawn, so
+    a size the machine cannot hold is refused with a clear error instead of a
+    bare ``MemoryError`` (or the machine swapping) halfway through.
+
+    Parameters
+    ----------
+    n : int
+        Users.
+    m : int
+        Bits per value.
+    name : str
+        The parameter to name in the error.
+    what : str
+        What ``n`` counts (``"users"``, ``"values"``).
+    """
+    need = n * bytes_per_user(m)
+    have = machine_memory()
+    if have and need > have:
+        raise ValueError(f"{name} = {n:,} {what} need about {_size(need)} ({bytes_per_user(m)} bytes each: a "
+                         f"value and its index into the tally), more than this machine's memory ({_size(have)}): "
+                         f"{name} must be at most {have // bytes_per_user(m):,} here")
+    return n
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -152,6 +200,7 @@ class Dataset:
         c = c.astype(np.int64)
         if c.sum() == 0:
             raise ValueError("counts must sum to at least 1 user")
+        check_users_fit(int(c.sum(dtype=object)), m, name="the users counted (sum of counts)")
         keep = np.flatnonzero(c > 0)
         dv, c = dv[keep], c[keep]
         keys = value_keys(dv)

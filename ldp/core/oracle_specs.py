@@ -28,8 +28,6 @@ budget split to get its ``max_epsilon``.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..oracles import CMS, FLH, HR, OLH
 from ..oracles.flh import DEFAULT_POOL_SIZE, MAX_POOL_SIZE
 from ..oracles.flh import max_epsilon as flh_max_epsilon
@@ -37,8 +35,10 @@ from ..oracles.hr import DEFAULT_BLOCK_SIZE
 from ..oracles.hr import max_epsilon as hr_max_epsilon
 from ..oracles.olh import MAX_EPSILON as OLH_MAX_EPSILON
 from ..validation import EXP_MAX_EPSILON, check_int
+from .bytecache import ByteCache
 
-__all__ = ["ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit"]
+__all__ = ["ORACLES", "ORACLE_CACHE_BYTES", "ORACLE_CACHE", "check_oracle", "check_pool_size", "oracle_for",
+           "report_epsilon_limit"]
 
 #: oracle specs a protocol accepts
 ORACLES = ("OLH", "HR", "Hashtogram", "CMS", "FLH")
@@ -87,9 +87,18 @@ def check_pool_size(spec: str, pool_size) -> int:
     return DEFAULT_POOL_SIZE if pool_size is None else check_int(pool_size, "pool_size", lo=1, hi=MAX_POOL_SIZE)
 
 
-@lru_cache(maxsize=512)
+#: bytes of oracles :func:`oracle_for` keeps (an FLH oracle weighs its pool, ``8 pool_size`` bytes, built or
+#: not; the others a kilobyte): 256 MiB, two of the largest pools
+ORACLE_CACHE_BYTES = 2**28
+#: the oracles :func:`oracle_for` keeps, least recently used evicted first
+ORACLE_CACHE: ByteCache = ByteCache(ORACLE_CACHE_BYTES, lambda o: 1024 + (o.nbytes if isinstance(o, FLH) else 0))
+
+
 def oracle_for(spec: str, epsilon: float, width: int, pool_size: int = 0, pool_seed: int = 0):
     """The oracle instance of a spec at a budget and answer width (cached: plans reuse a few).
+
+    The cache (:data:`ORACLE_CACHE`) is bounded in bytes (:data:`ORACLE_CACHE_BYTES`),
+    not in entries.
 
     Parameters
     ----------
@@ -106,6 +115,11 @@ def oracle_for(spec: str, epsilon: float, width: int, pool_size: int = 0, pool_s
     -------
     ldp.oracles.FrequencyOracle
     """
+    return ORACLE_CACHE.get((spec, epsilon, width, pool_size, pool_seed),
+                            lambda: _make_oracle(spec, epsilon, width, pool_size, pool_seed))
+
+
+def _make_oracle(spec: str, epsilon: float, width: int, pool_size: int, pool_seed: int):
     if spec == "OLH":
         return OLH(epsilon, m=width)
     if spec == "HR":

@@ -11,7 +11,9 @@ parameters against the plan's questions (naming the group), the members
 and their declared sizes against what that plan's reports can hold (at most
 ``n`` users; from the archive's directory and the arrays' headers, before
 any array is read), the checksum (damage only: it authenticates nothing),
-and last the users' groups against the plan's assignment (``O(n)``).
+and last the users' groups against the plan's assignment (``O(n)``).  Given the
+server's plan (``load(path, plan=...)``), the file's plan is compared with it
+first, and the server's group labels (built once) serve the last check.
 """
 from __future__ import annotations
 
@@ -194,11 +196,25 @@ class ProtocolReports:
         reportfile.write(path, reportfile.PROTOCOL_REPORTS, meta, arrays)
 
     @classmethod
-    def load(cls, path) -> ProtocolReports:
+    def load(cls, path, *, plan: Plan | None = None) -> ProtocolReports:
         """Read reports written by :meth:`save`, checking the file before reading it (module notes).
 
         ``path`` may also be a report store folder (:meth:`save`), read
         whole into memory (:meth:`open` reads it lazily).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        plan : Plan, optional
+            The plan the reports must be for (a server's published plan).
+            The file's plan is compared with it (its digest: ``n``, seed,
+            groups, questions and parameters) before anything proportional to
+            the plan's ``n`` or pools is built, and its group labels (built
+            once, kept by the plan object) check the users' groups.  Without
+            it the file's own plan is used, and the check of the users'
+            groups costs the group assignment of the ``n`` users that plan
+            claims (or, for up to :data:`ldp.core.question.FEW_USERS` users,
+            a trace through it).
 
         Raises ``FileNotFoundError`` for a missing file and
         :class:`ldp.oracles.ReportsFileError` (a ``ValueError`` naming the file
@@ -207,12 +223,12 @@ class ProtocolReports:
         file is refused as the wrong kind.
         """
         if os.path.isdir(path):  # a report store, read into memory
-            stored = reportstore.open_store(path)
+            stored = reportstore.open_store(path, plan=plan)
             labels, users, store_reports = stored.read()
             return cls(stored.protocol, stored.params, stored.plan, labels, store_reports, users=users)
-        meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS, expect=lambda m: _expected(path, m))
+        meta, arrays = reportfile.read(path, reportfile.PROTOCOL_REPORTS, expect=lambda m: _expected(path, m, plan))
         try:
-            plan = Plan.from_dict(meta["plan"])
+            plan = plan if plan is not None else Plan.from_dict(meta["plan"])
             reports = []
             for g, row in enumerate(meta["oracles"]):
                 rs = []
@@ -226,20 +242,23 @@ class ProtocolReports:
             raise reportfile.inconsistent(path, err) from err
 
     @staticmethod
-    def open(directory) -> reportstore.StoredReports:
+    def open(directory, *, plan: Plan | None = None) -> reportstore.StoredReports:
         """A report store folder (written by :meth:`save`), read lazily: every protocol's ``aggregate`` takes it.
 
-        See :class:`ldp.core.reportstore.StoredReports` for the checks made before any work.
+        ``plan``: the plan the reports must be for, compared first (as for
+        :meth:`load`).  See :class:`ldp.core.reportstore.StoredReports` for the
+        checks made before any work.
         """
-        return reportstore.open_store(directory)
+        return reportstore.open_store(directory, plan=plan)
 
 
-def _expected(path, meta: dict) -> reportfile.Expected:
+def _expected(path, meta: dict, server: Plan | None = None) -> reportfile.Expected:
     """The members a protocol reports file with metadata ``meta`` must hold, after checking the metadata.
 
-    The plan, the top-level protocol and parameters and every group's oracle
-    parameters are checked here (before any array is read); the rows every
-    member declares are checked by the returned function.
+    The plan (first against ``server``'s, when given), the top-level protocol
+    and parameters and every group's oracle parameters are checked here
+    (before any array is read); the rows every member declares are checked by
+    the returned function.
     """
     try:
         plan = Plan.from_dict(meta["plan"])
@@ -247,6 +266,11 @@ def _expected(path, meta: dict) -> reportfile.Expected:
         raise ReportsFileError(path, "has no plan in its metadata") from None
     except PlanError as err:
         raise ReportsFileError(path, f"holds an unusable plan: {err}") from None
+    if server is not None and reportstore.plan_digest(plan) != reportstore.plan_digest(server):
+        why = (f"for n = {plan.n:,} users" if plan.n is not None and plan.n != server.n
+               else "with other groups, questions, seeds or parameters")
+        raise ReportsFileError(path, f"was made with another plan ({why}) than the server's (n = {server.n}); "
+                                     f"reports count only under the plan they were made for")
     if plan.n is None:
         raise ReportsFileError(path, "holds a plan without users (n and seed unset)")
     if meta.get("protocol") != plan.protocol or meta.get("params") != plan.params:

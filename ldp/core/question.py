@@ -27,16 +27,20 @@ from typing import Any, cast
 import numpy as np
 
 from ..oracles import hashing
+from ..safefiles import loads_json
 from ..validation import check_epsilon, check_int
 from ..values import MAX_BITS, prefix
 from .assignment import MAX_USERS, assign_groups, group_sizes, trace_positions
 from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for
 
-__all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "PlanError", "make_question", "group_sizes",
-           "assign_groups", "segment", "channel_hash"]
+__all__ = ["Question", "Plan", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "MAX_PLAN_BYTES", "PlanError",
+           "make_question", "group_sizes", "assign_groups", "segment", "channel_hash"]
 
 #: the most groups a plan can have (group labels are ``uint16``; the wire format's group field too)
 MAX_GROUPS = 2**16 - 1
+#: the largest plan JSON read (:meth:`Plan.from_json`): 16 MiB, room for the largest plans (about 125 bytes per
+#: question; a PEM plan of 1023 groups is 125 KiB) while a hostile text costs at most that to refuse
+MAX_PLAN_BYTES = 2**24
 #: :meth:`Plan.group_of` follows at most this many users through the shuffle, else it builds :meth:`Plan.labels`
 FEW_USERS = 16
 
@@ -469,16 +473,24 @@ class Plan:
         TypeError
             ``text`` is not a ``str`` (or ``bytes``).
         PlanError
-            Not JSON, or not a valid plan (the message names the entry).
+            More than :data:`MAX_PLAN_BYTES` bytes or nested deeper than
+            :data:`ldp.safefiles.MAX_JSON_DEPTH` (both checked before the
+            text is parsed), not JSON, or not a valid plan (the message names
+            the entry).
         """
         if isinstance(text, (bytes, bytearray)):
+            if len(text) > MAX_PLAN_BYTES:
+                raise PlanError(f"the plan is {len(text):,} bytes of JSON, more than MAX_PLAN_BYTES = "
+                                f"{MAX_PLAN_BYTES:,}")
             text = bytes(text).decode("utf-8", errors="replace")
         if not isinstance(text, str):
             raise TypeError(f"Plan.from_json takes the plan's JSON text, got {type(text).__name__}")
         try:
-            d = json.loads(text)
-        except ValueError as err:
+            d = loads_json(text, max_bytes=MAX_PLAN_BYTES, limit_name="MAX_PLAN_BYTES")
+        except json.JSONDecodeError as err:
             raise PlanError(f"the plan is not valid JSON ({err})") from None
+        except ValueError as err:
+            raise PlanError(f"the plan {err}") from None
         return cls.from_dict(d)
 
     def __repr__(self) -> str:

@@ -9,6 +9,9 @@ in memory and does not arrive at once.  A *report store* is a folder:
     DIR/batches/000000.json                one manifest per batch: its files, their rows and user ranges
     DIR/group=0000/batch=000000.parquet    the reports of batch 0's users of group 0
     DIR/group=0001/batch=000000.parquet    ...
+    DIR/lock                               the writers' lock (empty)
+    DIR/batches/000007.pending             batch 7 is being written (or its writer died)
+    DIR/batches/000006.abandoned           batch 6 was never committed (refused, or its writer died)
 
 one Parquet file (a *partition*) per group and batch.  Its columns are ``user``
 (the plan index, increasing) and, for each question ``j`` of the group, the
@@ -18,21 +21,40 @@ CRC checksums; the file's key-value metadata names the store's plan (its
 SHA-256), the group and the batch.
 
 Writing: :func:`ldp.core.reportwriter.append_batch` (``reports.save(folder)``),
-batch by batch, atomically; the deployment aggregator's hook (see there).
+batch by batch, by any number of writers at once; a batch is *committed*, and
+visible, when its manifest appears (see there).
 
 Reading (:func:`open_store`, :meth:`ldp.core.ProtocolReports.open`)
 ------------------------------------------------------------------
-:class:`StoredReports` checks, before any work: ``store.json`` (type, format,
-the plan, that every question's recorded oracle parameters are the plan's), every
-manifest (type, format, plan digest, files inside the folder), every file's
-footer (readable, the exact expected schema, the plan digest, group and batch
-in its metadata, the row count of the manifest) and, reading only the ``user``
-column, that each file's users are increasing plan indices in the recorded
-range, that the plan assigns every one of them to the file's group, and that
-no user appears in two batches.  The reports themselves are checked chunk by
-chunk as they are read, before they are used: page checksums, no missing
-values, and the oracle's own checks (dtypes, ranges: :class:`ldp.oracles.Reports`).
-A problem raises :class:`ldp.oracles.ReportsFileError` naming the file.
+:class:`StoredReports` trusts no file and checks, before any work:
+
+* every file it reads is a regular file reached from the folder without a
+  symbolic link (:func:`ldp.safefiles.open_inside`): a link out of the
+  store, a named pipe (which would block the reader for ever) or a device is
+  refused;
+* ``store.json`` and the manifests are at most :data:`ldp.core.storefolder.MAX_STORE_JSON_BYTES`
+  and nest at most :data:`ldp.safefiles.MAX_JSON_DEPTH` levels, checked before
+  they are parsed;
+* given the server's plan (``plan=``), the store's plan digest is compared
+  with it first, before anything proportional to the plan's ``n`` or its
+  pools is built, and the server's plan (with its group labels, built once)
+  serves the checks below;
+* ``store.json`` (type, format, the plan, that every question's recorded
+  oracle parameters are the plan's), every manifest (type, format, plan
+  digest, files inside the folder);
+* every batch whose files are in the store has a manifest, or is marked as
+  being written or abandoned: a batch whose manifest was removed is an error
+  naming it (its users would silently drop out of every aggregation);
+* every file's footer (readable, the exact expected schema, the plan digest,
+  group and batch in its metadata, the row count of the manifest) and,
+  reading only the ``user`` column, that each file's users are increasing plan
+  indices in the recorded range, that the plan assigns every one of them to
+  the file's group, and that no user appears in two batches.
+
+The reports themselves are checked chunk by chunk as they are read, before
+they are used: page checksums, no missing values, and the oracle's own checks
+(dtypes, ranges: :class:`ldp.oracles.Reports`).  A problem raises
+:class:`ldp.oracles.ReportsFileError` naming the file.
 
 Reopen the folder (:meth:`StoredReports.reload`) to see batches appended since:
 the aggregation of a growing run is simply repeated.
@@ -44,41 +66,41 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from ..oracles.base import reports_class
 from ..reportfile import ReportsFileError, inconsistent
+from ..safefiles import loads_json
 from .question import Plan, assign_groups
+from .storefolder import (
+    BATCH_TYPE,
+    STORE_FORMAT,
+    STORE_TYPE,
+    arrow_modules,
+    batch_name,
+    file_name,
+    opened,
+    read_json,
+    scan_batches,
+)
 
 __all__ = ["STORE_TYPE", "BATCH_TYPE", "STORE_FORMAT", "DEFAULT_CHUNK", "Partition", "StoredReports", "open_store",
            "read_partition", "plan_digest", "field_types"]
 
-#: ``type`` of ``store.json``
-STORE_TYPE = "ldp.protocol-report-store"
-#: ``type`` of a batch manifest
-BATCH_TYPE = "ldp.protocol-report-batch"
-#: format version of the store
-STORE_FORMAT = 1
 #: rows per chunk read (and per Parquet row group written)
 DEFAULT_CHUNK = 2**21
 _META_KEY = b"ldp.store"
-_BATCH_DIGITS = 6
+_MAX_FILE_META_BYTES = 2**12
 
 
 def plan_digest(plan: Plan) -> str:
     """SHA-256 of the plan's JSON: the identity every file and manifest of a store records."""
     return hashlib.sha256(plan.to_json().encode()).hexdigest()
-
-
-def arrow_modules():
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    return pa, pq
 
 
 # ---------------------------------------------------------------------------
@@ -151,6 +173,10 @@ class Partition:
         The stored type of each field of each slot (:func:`field_types`).
     user_dtype : str
         The ``user`` column's dtype.
+    root : str
+        The store's folder (the file is opened from it, :func:`ldp.safefiles.open_inside`).
+    rel : str
+        The file's path inside the store.
     """
 
     path: str
@@ -164,56 +190,27 @@ class Partition:
     oracles: tuple
     types: tuple
     user_dtype: str
+    root: str = ""
+    rel: str = ""
 
 
 def _error(path, problem: str) -> ReportsFileError:
     return ReportsFileError(path, problem)
 
 
-def read_json(path: Path, kind: str) -> dict:
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError) as err:
-        raise _error(path, f"cannot be read ({type(err).__name__}: {err})") from err
-    try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise _error(path, f"is not valid JSON ({err})") from err
-    if not isinstance(meta, dict) or meta.get("type") != kind:
-        got = meta.get("type") if isinstance(meta, dict) else type(meta).__name__
-        raise _error(path, f"is not a {kind} file (type {got!r})")
-    if meta.get("format") != STORE_FORMAT:
-        raise _error(path, f"has store format {meta.get('format')!r}; this version of ldp reads format "
-                           f"{STORE_FORMAT}")
-    return meta
-
-
-def batch_name(b: int) -> str:
-    return f"{b:0{_BATCH_DIGITS}d}"
-
-
-def file_name(g: int, b: int) -> str:
-    return f"group={g:04d}/batch={batch_name(b)}.parquet"
-
-
 # ---------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------
-def _open_file(part: Partition):
+def _check_file(part: Partition, fh: IO[bytes]):
     """The Parquet file of a partition, after the footer checks (size, schema, metadata, rows)."""
     _, pq = arrow_modules()
     path = part.path
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise _error(path, "is missing: the store's manifest lists it") from None
+    size = os.fstat(fh.fileno()).st_size
     if size != part.size:
         raise _error(path, f"has {size} bytes, but the manifest records {part.size}: it was changed after "
                            "it was written")
     try:
-        pf = pq.ParquetFile(path, page_checksum_verification=True)
+        pf = pq.ParquetFile(fh, page_checksum_verification=True)
     except Exception as err:  # pyarrow raises ArrowInvalid, OSError, ... for a damaged footer
         raise _error(path, f"is truncated or damaged ({type(err).__name__}: {err})") from err
     want = arrow_schema(part.user_dtype, part.types)
@@ -221,14 +218,25 @@ def _open_file(part: Partition):
     if not got.remove_metadata().equals(want):
         raise _error(path, f"does not have the store's schema: expected {want}, found {got.remove_metadata()}")
     try:
-        meta = json.loads((got.metadata or {}).get(_META_KEY, b"{}"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise _error(path, "has damaged ldp metadata") from err
+        meta = loads_json((got.metadata or {}).get(_META_KEY, b"{}"), max_bytes=_MAX_FILE_META_BYTES,
+                          limit_name="the largest ldp metadata of a store's file")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise _error(path, f"has damaged ldp metadata ({err})") from err
     if meta != {"plan_digest": part.digest, "group": part.group, "batch": part.batch}:
         raise _error(path, f"belongs to another plan, group or batch (its metadata: {meta})")
     if pf.metadata.num_rows != part.rows:
         raise _error(path, f"has {pf.metadata.num_rows} rows, but the manifest records {part.rows}")
     return pf
+
+
+@contextmanager
+def _open_file(part: Partition):
+    """The checked Parquet file of a partition (:func:`_check_file`), opened safely from the store."""
+    try:
+        with opened(part.root, part.rel) as fh:
+            yield _check_file(part, fh)
+    except FileNotFoundError:
+        raise _error(part.path, "is missing: the store's manifest lists it") from None
 
 
 def _batches(pf, columns, chunk, path):
@@ -241,12 +249,12 @@ def _batches(pf, columns, chunk, path):
 
 
 def user_chunks(part: Partition, chunk: int = DEFAULT_CHUNK) -> Iterator[np.ndarray]:
-    pf = _open_file(part)
-    for rb in _batches(pf, ["user"], chunk, part.path):
-        col = rb.column(0)
-        if col.null_count:
-            raise _error(part.path, "has missing users")
-        yield col.to_numpy(zero_copy_only=False).astype(np.int64)
+    with _open_file(part) as pf:
+        for rb in _batches(pf, ["user"], chunk, part.path):
+            col = rb.column(0)
+            if col.null_count:
+                raise _error(part.path, "has missing users")
+            yield col.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def read_partition(part: Partition, slots: Sequence[int], *, chunk: int = DEFAULT_CHUNK,
@@ -269,28 +277,28 @@ def read_partition(part: Partition, slots: Sequence[int], *, chunk: int = DEFAUL
     tuple
         One :class:`ldp.oracles.Reports` per slot (preceded by the users when asked).
     """
-    pf = _open_file(part)
     plan_fields = [(j, part.types[j]) for j in slots]
     cols = (["user"] if users else []) + [f"q{j}_{name}" for j, types in plan_fields for name, _ in types]
-    for rb in _batches(pf, cols, chunk, part.path):
-        if any(rb.column(i).null_count for i in range(rb.num_columns)):
-            raise _error(part.path, "has missing values")
-        out: list[Any] = []
-        i = 0
-        if users:
-            out.append(rb.column(0).to_numpy(zero_copy_only=False).astype(np.int64))
-            i = 1
-        for j, types in plan_fields:
-            arrays = {}
-            for name, t in types:
-                arrays[name] = _from_arrow(rb.column(i), t)
-                i += 1
-            params = part.oracles[j]
-            try:
-                out.append(reports_class(params["kind"])(params, **arrays))
-            except (ValueError, TypeError) as err:
-                raise inconsistent(part.path, err) from err
-        yield tuple(out)
+    with _open_file(part) as pf:
+        for rb in _batches(pf, cols, chunk, part.path):
+            if any(rb.column(i).null_count for i in range(rb.num_columns)):
+                raise _error(part.path, "has missing values")
+            out: list[Any] = []
+            i = 0
+            if users:
+                out.append(rb.column(0).to_numpy(zero_copy_only=False).astype(np.int64))
+                i = 1
+            for j, types in plan_fields:
+                arrays = {}
+                for name, t in types:
+                    arrays[name] = _from_arrow(rb.column(i), t)
+                    i += 1
+                params = part.oracles[j]
+                try:
+                    out.append(reports_class(params["kind"])(params, **arrays))
+                except (ValueError, TypeError) as err:
+                    raise inconsistent(part.path, err) from err
+            yield tuple(out)
 
 
 def _plan_from(meta: dict, path: Path) -> tuple[Plan, list[list[dict]]]:
@@ -331,19 +339,31 @@ class StoredReports:
         Users per group in the batches read.
     batches : tuple of int
         The batch numbers read.
+    highest_batch : int
+        The highest batch number the folder mentions, committed or not (-1
+        for none): a writer's next batch is numbered above it.
     """
 
-    def __init__(self, directory, *, verify: bool = True):
+    def __init__(self, directory, *, verify: bool = True, plan: Plan | None = None):
         root = Path(directory)
         if not root.is_dir():
             if root.exists():
                 raise _error(root, "is not a folder: a report store is a folder (a .npz file is read with load)")
             raise FileNotFoundError(errno.ENOENT, "no report store here", os.fspath(root))
-        meta = read_json(root / "store.json", STORE_TYPE) if (root / "store.json").exists() else None
-        if meta is None:
-            raise _error(root, "is not a report store (it has no store.json)")
+        try:
+            meta = read_json(root, "store.json", STORE_TYPE)
+        except FileNotFoundError:
+            raise _error(root, "is not a report store (it has no store.json)") from None
+        if plan is not None:  # the server's plan: compared before anything proportional to n or the pools
+            want = plan_digest(plan)
+            if meta.get("plan_digest") != want:
+                raise _error(root / "store.json", f"holds reports of another plan (plan digest "
+                                                  f"{str(meta.get('plan_digest'))[:16]}..., the server's plan has "
+                                                  f"{want[:16]}...)")
         self.directory = root
-        self.plan, self._oracles = _plan_from(meta, root / "store.json")
+        self._given_plan = plan
+        own, self._oracles = _plan_from(meta, root / "store.json")
+        self.plan = own if plan is None else plan  # equal (same digest); the server's carries its labels
         self.protocol = meta["protocol"]
         self.params = dict(meta["params"])
         self._digest = meta["plan_digest"]
@@ -351,23 +371,27 @@ class StoredReports:
         self._types = plan_types(self.plan)
         parts: list[list[Partition]] = [[] for _ in range(self.plan.n_groups)]
         batches = []
-        folder = root / "batches"
-        manifests = sorted(folder.glob("*.json")) if folder.is_dir() else []
-        for mpath in manifests:
-            m = read_json(mpath, BATCH_TYPE)
+        manifests, self.highest_batch = scan_batches(root)
+        for b in manifests:
+            rel = f"batches/{batch_name(b)}.json"
+            mpath = root / rel
             try:
-                b = int(m["batch"])
-                if mpath.stem != batch_name(b) or m["plan_digest"] != self._digest:
+                m = read_json(root, rel, BATCH_TYPE)
+            except FileNotFoundError:  # pragma: no cover - manifests are never removed by a writer
+                raise _error(mpath, "vanished while the store was being opened") from None
+            try:
+                if int(m["batch"]) != b or m["plan_digest"] != self._digest:
                     raise ValueError("its batch number or plan digest does not match the store")
                 for f in m["files"]:
-                    g, rel = int(f["group"]), str(f["file"])
-                    if rel != file_name(g, b) or not 0 <= g < self.plan.n_groups:
-                        raise ValueError(f"it lists an unexpected file {rel!r}")
+                    g, frel = int(f["group"]), str(f["file"])
+                    if frel != file_name(g, b) or not 0 <= g < self.plan.n_groups:
+                        raise ValueError(f"it lists an unexpected file {frel!r}")
                     rows, lo, hi = int(f["rows"]), int(f["first_user"]), int(f["last_user"])
                     if rows < 1 or not 0 <= lo <= hi < self.plan.n_users or hi - lo + 1 < rows:
-                        raise ValueError(f"file {rel!r} records impossible users ({rows} in [{lo}, {hi}])")
-                    parts[g].append(Partition(os.fspath(root / rel), g, b, rows, lo, hi, int(f["bytes"]),
-                                              self._digest, tuple(self._oracles[g]), self._types[g], udt))
+                        raise ValueError(f"file {frel!r} records impossible users ({rows} in [{lo}, {hi}])")
+                    parts[g].append(Partition(os.fspath(root / frel), g, b, rows, lo, hi, int(f["bytes"]),
+                                              self._digest, tuple(self._oracles[g]), self._types[g], udt,
+                                              os.fspath(root), frel))
             except (KeyError, TypeError, ValueError) as err:
                 raise inconsistent(mpath, err) from err
             batches.append(b)
@@ -382,11 +406,16 @@ class StoredReports:
         """The checks of the ``user`` column (module notes): footers, ranges, groups, no user twice.
 
         Reads only the users (delta-encoded, about a byte per user) and the
-        plan's group assignment (one byte per user, computed and dropped).
+        plan's group assignment (one byte per user): the labels of the plan
+        given to :func:`open_store` (built once and kept by that plan object),
+        else computed and dropped.
         """
         if not any(self._parts):
             return
-        labels = assign_groups(self.plan.n_users, self.plan.fractions, rng=np.random.default_rng(self.plan.seed))
+        if self._given_plan is not None:  # the server's plan: its labels, built once for every entry point
+            labels = self._given_plan.labels()
+        else:
+            labels = assign_groups(self.plan.n_users, self.plan.fractions, rng=np.random.default_rng(self.plan.seed))
         for g, parts in enumerate(self._parts):
             spans = sorted((p.first_user, p.last_user) for p in parts)
             overlap = any(b[0] <= a[1] for a, b in zip(spans, spans[1:]))
@@ -451,7 +480,7 @@ class StoredReports:
 
     def reload(self) -> StoredReports:
         """The store as it is now (batches appended since this object was opened included)."""
-        return type(self)(self.directory)
+        return type(self)(self.directory, plan=self._given_plan)
 
     def read(self) -> tuple[np.ndarray, np.ndarray, list[list[Any]]]:
         """Everything in memory, for :meth:`ldp.core.ProtocolReports.load`: ``(labels, users, reports)``.
@@ -491,7 +520,7 @@ class StoredReports:
                 f"{self.nbytes / 2**20:.3g} MiB)")
 
 
-def open_store(directory, *, verify: bool = True) -> StoredReports:
+def open_store(directory, *, verify: bool = True, plan: Plan | None = None) -> StoredReports:
     """Open a report store (:class:`StoredReports`), after the checks of the module notes.
 
     Parameters
@@ -499,6 +528,13 @@ def open_store(directory, *, verify: bool = True) -> StoredReports:
     directory : str or os.PathLike
     verify : bool
         Also run :meth:`StoredReports.verify_users` (reads the ``user`` columns).
+    plan : Plan, optional
+        The plan the reports must be for (a server's published plan).  The
+        store's plan digest is compared with it before anything proportional
+        to the plan's ``n`` or pools is built, and its group labels (built
+        once, kept by the plan object) serve the checks.  Without it the
+        store's own plan is used, and the checks cost the group assignment of
+        the ``n`` users that plan claims.
 
     Raises
     ------
@@ -507,4 +543,4 @@ def open_store(directory, *, verify: bool = True) -> StoredReports:
     ldp.oracles.ReportsFileError
         Anything that makes the store unusable, naming the file.
     """
-    return StoredReports(directory, verify=verify)
+    return StoredReports(directory, verify=verify, plan=plan)

@@ -24,7 +24,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from ..analysis.frequencies import exponential_frequencies, zipf_frequencies
-from ..core.dataset import Dataset
+from ..core.dataset import Dataset, check_users_fit
 from ..numeric import largest_remainder, readonly
 from ..validation import check_int, check_real, check_rng
 from ..values import MAX_BITS, n_words, value_keys
@@ -57,6 +57,7 @@ def random_distinct_values(n_values: int, m: int, *, rng=None) -> np.ndarray:
     """
     m = check_int(m, "m", 1, MAX_BITS)
     n_values = check_int(n_values, "n_values", 1, 2 ** m)
+    check_users_fit(n_values, m, name="n_values", what="values")
     rng = check_rng(rng)
     W = n_words(m)
     if m <= 62 and 2 ** m <= 4 * n_values:  # small domain: a partial permutation, O(2**m) <= O(4 n)
@@ -142,6 +143,7 @@ def zipf(n: int, s: float = 1.5, m: int = 64, *, n_distinct: int | None = None, 
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
+    check_users_fit(n, m)
     s = check_real(s, "s", lo=0.0, lo_open=True)
     drop_top = check_int(drop_top, "drop_top", 0)
     if n_distinct is None:
@@ -205,6 +207,7 @@ def exponential(n: int = 10 ** 6, scale: float = 0.05, m: int = 64, *, n_distinc
     """
     n = check_int(n, "n", 1)
     m = check_int(m, "m", 1, MAX_BITS)
+    check_users_fit(n, m)
     scale = check_real(scale, "scale", lo=0.0, lo_open=True)
     if n_distinct is None:
         n_distinct = min(2 ** m, _exp_support(n, scale))

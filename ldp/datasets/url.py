@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..core.dataset import Dataset
+from ..core.dataset import Dataset, check_users_fit
 from ..validation import check_int, check_real, check_rng
 from ..values import MAX_BITS, encode
 
@@ -133,6 +133,9 @@ def url(*, n_sites: int = 80_000, exponent: float | None = None, month_visits: f
     a0, t0 = URL_CALIBRATION[slicing]
     a = check_real(a0 if exponent is None else exponent, "exponent", lo=0.0, lo_open=True)
     T = check_real(t0 if month_visits is None else month_visits, "month_visits", lo=0.0, lo_open=True)
+    check_users_fit(int(T // slots), 8 * nbytes, name="month_visits / slots (the users of a slot)")
+    if T > 2**62:  # pragma: no cover - refused above on any machine with less than 2**62 / slots users' memory
+        raise ValueError(f"month_visits must be at most 2**62 (the monthly counts are int64), got {T!r}")
     rng = check_rng(rng)
     name_rng, slice_rng, order_rng = rng.spawn(3)
     w = np.arange(1, n_sites + 1, dtype=float) ** -a

@@ -102,7 +102,7 @@ from .formulas import default_d_prime, olh_pq
 from .hashed import HashedOracle
 
 __all__ = ["FLH", "FLHReports", "DEFAULT_POOL_SIZE", "MAX_POOL_SIZE", "MAX_TALLY_CELLS", "pool_seeds",
-           "pool_variance", "max_epsilon"]
+           "member_seeds", "pool_variance", "max_epsilon"]
 
 #: pool size used when none is given (the book's chapter on scale recommends it; see :func:`pool_variance`)
 DEFAULT_POOL_SIZE = 4096
@@ -142,6 +142,29 @@ def pool_seeds(pool_seed: int, pool_size: int) -> np.ndarray:
     """
     s = np.uint64(check_int(pool_seed, "pool_seed", lo=0, hi=2**64 - 1))
     j = np.arange(1, check_int(pool_size, "pool_size", lo=1, hi=MAX_POOL_SIZE) + 1, dtype=np.uint64)
+    return hashing.splitmix64_mix(s + j * hashing.GOLDEN_GAMMA)  # wraps mod 2**64
+
+
+def member_seeds(pool_seed: int, index) -> np.ndarray:
+    """The seeds ``s_j`` of the pool members ``j`` in ``index`` alone: :func:`pool_seeds` without building the pool.
+
+    ``member_seeds(s, j) == pool_seeds(s, h)[j]`` for every ``j < h``; a
+    device needs only its own member, so its cost does not grow with ``h``.
+
+    Parameters
+    ----------
+    pool_seed : int
+        The public seed of the pool, in ``[0, 2**64)``.
+    index : array_like of int
+        Pool indices (checked by the caller).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64``, the shape of ``index``.
+    """
+    s = np.uint64(check_int(pool_seed, "pool_seed", lo=0, hi=2**64 - 1))
+    j = np.asarray(index).astype(np.uint64) + np.uint64(1)
     return hashing.splitmix64_mix(s + j * hashing.GOLDEN_GAMMA)  # wraps mod 2**64
 
 
@@ -251,8 +274,7 @@ class FLH(HashedOracle[FLHReports]):
         self.m = self._check_m(m)
         self.cells = self.d_prime
         self.p, self.q = olh_pq(self.epsilon, d_prime=self.d_prime)  # OLH's, q averaged over pools
-        self._seeds = pool_seeds(self.pool_seed, self.pool_size)
-        self._seeds.flags.writeable = False
+        self._pool: np.ndarray | None = None  # the h seeds, built on first use (:attr:`seeds`)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -261,8 +283,36 @@ class FLH(HashedOracle[FLHReports]):
 
     @property
     def seeds(self) -> np.ndarray:
-        """The pool's hash seeds (:func:`pool_seeds`), read-only ``uint64`` ``(h,)``."""
-        return self._seeds
+        """The pool's hash seeds (:func:`pool_seeds`), read-only ``uint64`` ``(h,)``.
+
+        Built on first use (``8 h`` bytes: 128 MiB at the largest pool) and
+        kept: a plan names a pool by its size and seed, and checking or
+        parsing the plan builds nothing; a device's report needs only its own
+        member (:func:`member_seeds`).
+        """
+        pool = self._pool
+        if pool is None:
+            pool = pool_seeds(self.pool_seed, self.pool_size)
+            pool.flags.writeable = False
+            self._pool = pool
+        return pool
+
+    @property
+    def pool_built(self) -> bool:
+        """Whether :attr:`seeds` has been built (``8 * pool_size`` bytes held)."""
+        return self._pool is not None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the pool takes once built (what a cache of oracles counts)."""
+        return 8 * self.pool_size
+
+    def _members(self, index) -> np.ndarray:
+        """The seeds of pool members ``index``: from the built pool, else computed for these members alone."""
+        j = np.asarray(index, dtype=np.int64)
+        if self._pool is not None or j.size >= self.pool_size:
+            return self.seeds[j]
+        return member_seeds(self.pool_seed, j)
 
     @property
     def tally_shape(self) -> tuple[int, int]:
@@ -278,7 +328,7 @@ class FLH(HashedOracle[FLHReports]):
         j = np.asarray(index)
         if j.dtype.kind not in "iu" or (j.size and (j.min() < 0 or j.max() >= self.pool_size)):
             raise ValueError(f"index must hold integers in [0, pool_size = {self.pool_size})")
-        return self.cell(self._seeds[j.astype(np.int64)], values)
+        return self.cell(self._members(j), values)
 
     def output_pmf(self, hashed: int) -> np.ndarray:
         """Distribution of ``y`` given ``H_J(v) = hashed``, over ``[0, d')`` (GRR on ``[d']``)."""
@@ -304,7 +354,7 @@ class FLH(HashedOracle[FLHReports]):
     def apply_noise(self, values: np.ndarray, noise) -> FLHReports:
         """The reports of canonical ``values`` with the randomness of :meth:`draw_noise`."""
         index, keep, r = noise
-        h = self._cells(self._seeds[np.asarray(index, dtype=np.int64)], values)
+        h = self._cells(self._members(index), values)
         y = grr_apply(h, keep, r)
         return FLHReports(self.params, index=index, y=y.astype(uint_dtype(self.d_prime - 1)))
 
@@ -439,7 +489,7 @@ class FLH(HashedOracle[FLHReports]):
             v_idx = np.concatenate(rows_v)
             j_idx = np.concatenate(rows_j).astype(np.int64)
             w = np.concatenate(rows_w)
-            cell = self._cells(self._seeds[j_idx], vals[v_idx]).astype(np.int64)
+            cell = self._cells(self.seeds[j_idx], vals[v_idx]).astype(np.int64)
             T0 = np.bincount(j_idx * dp + cell, weights=w, minlength=h * dp)
             T0 = np.rint(T0).astype(np.int64)
         alpha = (self.p * dp - 1.0) / (dp - 1.0)
@@ -453,7 +503,7 @@ class FLH(HashedOracle[FLHReports]):
         Computed per call (about a millisecond for ``h = 16384``): plans cache their
         oracles, and a grid of runs makes a new pool per run.
         """
-        b, a = hashing.expand_coefficients(self._seeds, C)
+        b, a = hashing.expand_coefficients(self.seeds, C)
         if C == 1:  # the kernel for C <= 2 reads two rows; the second multiplies a zero chunk
             a = np.vstack([a, np.zeros_like(a)])
         return np.ascontiguousarray(b), np.ascontiguousarray(a)

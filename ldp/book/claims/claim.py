@@ -20,10 +20,10 @@ import yaml
 from ...paths import repo_root
 from .rules import Rule
 from .store import ResultStore
-from .verdicts import CAUSES
+from .verdicts import CAUSES, Because
 
-__all__ = ["Claim", "Test", "Cause", "Alternative", "ClaimFields", "Measurement", "NotCovered", "MissingInput",
-           "NotRun", "Registry", "Readings", "STAND_INS", "CANNOT_DECIDE", "KINDS", "TableDocs",
+__all__ = ["Claim", "Test", "Cause", "Because", "Alternative", "ClaimFields", "Measurement", "NotCovered",
+           "MissingInput", "NotRun", "Registry", "Readings", "STAND_INS", "CANNOT_DECIDE", "KINDS", "TableDocs",
            "display_quote", "paper_numbers", "paper_titles", "section_major", "PAPER_NUMBERS_FILE"]
 
 
@@ -64,11 +64,16 @@ KINDS = ("paper", "reading", "ours")
 @dataclass(frozen=True)
 class Cause:
     """Why a claim is not reproduced: a class of :data:`ldp.book.claims.verdicts.CAUSES` and one line computed from
-    the results (``explain(store) -> str``, numbers read from the figure data or a chapter's table; or
-    ``(class, str)`` when the data decide the class)."""
+    the results (``explain(store)``, numbers read from the figure data or a chapter's table).
+
+    ``explain`` returns a :class:`~ldp.book.claims.verdicts.Because` (its class, when the data decide it, its
+    line and the numbers its class's test reads), or a line alone (a ``str``, of class ``kind``, with no numbers).
+    The class is shown only when the row's numbers pass its test
+    (:func:`ldp.book.claims.verdicts.cause_failure`); otherwise the evaluation falls back to the class the numbers
+    support (:func:`ldp.book.claims.evaluation.evaluate_claim`)."""
 
     kind: str
-    explain: Callable[[ResultStore], str]
+    explain: Callable[[ResultStore], str | Because]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from .claim import CANNOT_DECIDE, STAND_INS, Claim, Measurement, MissingInput, N
 from .store import MissingResult, ResultStore
 
 __all__ = ["evaluate", "evaluate_claim", "check_setting", "sentences", "largest_differences", "verdict_counts",
-           "NOT_COVERED", "COLUMNS", "SCALE"]
+           "NOT_COVERED", "COLUMNS", "SCALE", "RUN_COUNTS", "cause_problem"]
 
 #: the parameters that only set the size of a run (users): a quick build shrinks them on purpose, so there they
 #: do not make a claim "not covered" (its row says the size it ran at); a rerun that changes them does
@@ -28,7 +28,10 @@ NOT_COVERED = "not covered by this run's parameters"
 #: the columns of :func:`evaluate`'s table
 COLUMNS = ["id", "sentence", "decides", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind",
            "verdict", "explanation", "cause_class", "cause", "sensitivity", "note", "stand_in", "stand_in_decides",
-           "interpretation", "chapter", "figure", "covered", "coverage", "excess", "ours", "reading", "figure_title"]
+           "interpretation", "chapter", "figure", "covered", "coverage", "excess", "ours", "reading", "figure_title",
+           "cause_numbers", "numbers"]
+#: the parameters that count a chapter's runs: a quick build's small-sample cause quotes them
+RUN_COUNTS = ("repetitions", "n_repetitions", "n_reps", "n_runs", "mc_reps", "trials")
 _FAILED = (MissingResult, MissingInput, NotCovered, KeyError, ValueError, IndexError)
 
 
@@ -95,22 +98,98 @@ def _decide(measure, rule, store) -> tuple[V.Decision, str]:
     return rule.decide(m.frame), m.note
 
 
-def _cause(claim: Claim, store: ResultStore, decision: V.Decision) -> tuple[str, str]:
-    """The class and line of a decided claim's cause: its own (computed from the results), else a default."""
+def _deciding(kind: str, numbers: dict) -> dict[str, float]:
+    """The rule's deciding difference (``gap``) and the threshold its row carries (``holm_z``, ``tolerance``): what
+    a genuine difference quotes (the other thresholds are constants of the rules)."""
+    try:
+        if kind == "within-se":
+            return {"gap": float(numbers["max_abs_z"]), "holm_z": float(numbers["bonferroni_z"])}
+        if kind == "within-tolerance":
+            return {"gap": float(numbers["max_abs_diff"]), "tolerance": float(numbers["tol"])}
+        if kind == "ordering":
+            return {"gap": float(numbers["losses"])}
+        if kind == "monotone":
+            return {"gap": abs(float(numbers["worst_z"]))}
+        if kind == "argmax":
+            return {"gap": float(numbers["largest_gap_z"])}
+    except (KeyError, TypeError, ValueError):
+        pass
+    return {}
+
+
+def _small_sample(claim: Claim, store: ResultStore) -> V.Because:
+    """A quick build's cause: the run sizes it decided on (its run counts, and its populations below the claim's)."""
+    params = store.parameters(claim.chapter) or {}
+    sizes = {k: params[k] for k in RUN_COUNTS if isinstance(params.get(k), (int, float))}
+    sizes |= {k: params[k] for k in SCALE if isinstance(params.get(k), (int, float))
+              and isinstance(claim.test.setting.get(k), (int, float)) and params[k] < claim.test.setting[k]}
+    if not sizes:
+        return V.Because("small-sample", "quick build: decided on small samples; the paper-scale build decides it")
+    said = ", ".join(f"{k} = {v:,}" + (f" (the claim's setting: {claim.test.setting[k]:,})" if k in SCALE else "")
+                     for k, v in sizes.items())
+    return V.Because("small-sample", f"quick build: decided on {said}; the paper-scale build decides it", sizes)
+
+
+def _derived(claim: Claim, store: ResultStore, decision: V.Decision) -> list[V.Because]:
+    """The causes the numbers of a decision support, in the order they are tried: a quick build's small sample, a
+    strict ordering that fails on ties only (a near-tie), and the measurement itself (a genuine difference); a
+    rule that could not decide on the measurement leaves its input missing."""
+    if decision.verdict == V.NOT_TESTABLE:  # the rule could not decide on what was measured
+        return [V.Because("missing", f"the measured results cannot decide it: {decision.explanation}")]
+    out = [_small_sample(claim, store)] if store.mode == "quick" else []
+    n = decision.numbers
+    if n.get("losses") == 0 and n.get("ties", 0) > 0 and "worst_z" in n:
+        out.append(V.Because("near-tie", (
+            (f"{n['ties']} of {n['points']} points are ties" if n["ties"] > 1 else
+             f"1 of {n['points']} points is a tie")
+            + f" within {V.Z_TOL:g} SE, which the rule does not count as holding; none is reversed (the nearest to a "
+              f"reversal: {n['worst_z']:+.2f} SE at {n['worst_at']})"),
+            {"gap_se": abs(float(n["worst_z"]))}))
+    out.append(V.Because("genuine", f"{decision.summary} ({decision.explanation})",
+                         _deciding(claim.test.rule.kind, dict(n))))
+    return out
+
+
+def cause_problem(because: V.Because, row: dict, mode: str | None) -> str:
+    """Why ``because`` cannot be a row's cause (``""``: it can): its class's test fails on the row's numbers
+    (:func:`~ldp.book.claims.verdicts.cause_failure`), its line leaves one of those numbers unquoted (but for the
+    thresholds of :data:`~ldp.book.claims.verdicts.THRESHOLDS`), or it repeats itself
+    (:func:`~ldp.book.claims.verdicts.repeats`)."""
+    failure = V.cause_failure(because.kind, because.numbers, row, mode)
+    if failure:
+        return f"{V.CAUSES[because.kind][0]}: {failure}"
+    unquoted = [k for k, v in because.numbers.items() if k not in V.THRESHOLDS and not V.quotes(because.text, v)]
+    if unquoted:
+        return f"the line does not quote {', '.join(f'{k} = {because.numbers[k]:g}' for k in unquoted)}"
+    slip = V.repeats(because.text, V.CAUSES[because.kind][0])
+    return f"the line repeats itself: {slip}" if slip else ""
+
+
+def _unlabelled(because: V.Because) -> V.Because:
+    """``because`` without its class label opening its line (the page prints "label: line")."""
+    label = V.CAUSES[because.kind][0]
+    text = because.text
+    while text.lower().startswith(label.lower()):
+        text = text[len(label):].lstrip(" :;,")
+    return V.Because(because.kind, text, because.numbers)
+
+
+def _cause(claim: Claim, store: ResultStore, decision: V.Decision, row: dict) -> V.Because:
+    """The cause of a decided claim: its own (computed from the results), shown only if the row's numbers pass its
+    class's test; else the first of the causes the numbers support (:func:`_derived`)."""
+    candidates = []
     cause = claim.test.cause
     if cause is not None:
         try:
-            out = cause.explain(store)  # a line, or (class, line) when the data decide the class
-            return out if isinstance(out, tuple) else (cause.kind, out)
-        except _FAILED as exc:  # the cause's input is missing: say so, keep the class
-            return cause.kind, f"(its measured cause is not in this build: {exc})"
-    if store.mode == "quick":
-        return "small-sample", "quick build: decided on small samples; the paper-scale build decides it"
-    n = decision.numbers
-    if n.get("losses") == 0 and n.get("ties", 0) > 0:  # a strict ordering that fails only on ties
-        return "near-tie", (f"{n['ties']} of {n['points']} points are ties within {V.Z_TOL:g} SE, which the rule "
-                            f"does not count as holding; none is reversed")
-    return "genuine", f"{decision.summary} ({decision.explanation})"
+            out = cause.explain(store)  # a Because, or a line alone (of the declared class, without numbers)
+            candidates.append(out if isinstance(out, V.Because) else V.Because(cause.kind, str(out)))
+        except _FAILED:  # the cause's inputs are not in this build: the numbers decide
+            pass
+    candidates += _derived(claim, store, decision)
+    deciding = _deciding(claim.test.rule.kind, dict(decision.numbers))  # what a genuine difference must quote
+    candidates = [_unlabelled(V.Because(b.kind, b.text, {**deciding, **b.numbers}) if b.kind == "genuine" else b)
+                  for b in candidates]
+    return next((b for b in candidates if not cause_problem(b, row, store.mode)), candidates[-1])
 
 
 def _sensitivity(claim: Claim, store: ResultStore, verdict: str, stand_in: bool = False) -> list[dict]:
@@ -130,6 +209,21 @@ def _sensitivity(claim: Claim, store: ResultStore, verdict: str, stand_in: bool 
     return out
 
 
+def _calibrated(claim: Claim, decision: V.Decision) -> V.Because:
+    """The cause of a claim that rests on a stand-in calibrated to the paper's numbers: the number measured on it."""
+    names = " and ".join(dict.fromkeys(STAND_INS[s].split(":")[0] for s in claim.test.stand_ins if s in CANNOT_DECIDE))
+    gap = _deciding(claim.test.rule.kind, dict(decision.numbers)).get("gap")
+    return V.Because("stand-in", f"rests on a stand-in calibrated to the paper's numbers, which therefore cannot test "
+                                 f"them ({names}); measured on it: {decision.summary}",
+                     {} if gap is None else {"measured": gap})
+
+
+def _shown(because: V.Because) -> dict:
+    """A row's cause columns: ``cause_class``, ``cause`` and ``cause_numbers`` (JSON: the numbers its test read)."""
+    return {"cause_class": because.kind, "cause": because.text,
+            "cause_numbers": json.dumps({k: float(v) for k, v in because.numbers.items()}, ensure_ascii=False)}
+
+
 def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "", sentence: str = "",
                    decides: bool = True) -> dict:
     """One row of :func:`evaluate` for ``claim``, and ``numbers``: the numbers its rule decided on (or ``{}``).
@@ -140,15 +234,18 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "", sentenc
     sentence it is part of (default: its own) and ``decides`` whether it decides that sentence (a detail does
     not; :meth:`Registry.sentence_of`, :meth:`Registry.decides`).  "Not testable here": inputs missing, the
     run's parameters leave out the claim's setting (``covered`` False) or a stand-in cannot decide it.  A
-    verdict other than reproduced gets a cause (a class of :data:`~ldp.book.claims.verdicts.CAUSES` and a
-    line); ``sensitivity``: the claim under each other reading.
+    verdict other than reproduced gets a cause: a class of :data:`~ldp.book.claims.verdicts.CAUSES`, a line and
+    ``cause_numbers``, the row's numbers that pass the class's test (:func:`cause_problem`: the claim's own cause
+    when they pass it, else the first class they support: a quick build's small sample, a near-tie, a genuine
+    difference); ``sensitivity``: the claim under each other reading.
     """
     test = claim.test
     row = {"numbers": {}, "figure_title": title, "id": claim.id, "sentence": sentence or claim.id,
            "decides": decides, "section": claim.section, "ref": claim.ref, "quote": claim.quote,
            "paper": claim.says, "tested": test.what, "measured": "", "rule": test.rule.describe(),
            "rule_kind": test.rule.kind, "verdict": V.NOT_TESTABLE, "explanation": "", "cause_class": "",
-           "cause": "", "sensitivity": "[]", "note": claim.note, "stand_in": ", ".join(test.stand_ins),
+           "cause": "", "cause_numbers": "{}", "sensitivity": "[]", "note": claim.note,
+           "stand_in": ", ".join(test.stand_ins),
            "stand_in_decides": not set(test.stand_ins) & CANNOT_DECIDE, "interpretation": ", ".join(test.readings),
            "chapter": test.chapter, "figure": test.figure or "", "covered": True, "coverage": "",
            "excess": float("nan"), "ours": claim.kind == "ours", "reading": claim.kind == "reading"}
@@ -163,12 +260,12 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "", sentenc
             raise NotCovered(reason)
         decision, note = _decide(test.measure, test.rule, store)
     except NotCovered as exc:
-        return row | {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "cause_class": "missing",
-                      "explanation": f"{NOT_COVERED}: {exc}", "cause": f"{NOT_COVERED}: {exc}"}
+        return row | {"covered": False, "coverage": f"{NOT_COVERED}: {exc}", "explanation": f"{NOT_COVERED}: {exc}"
+                      } | _shown(_unlabelled(V.Because("missing", f"{NOT_COVERED}: {exc}")))
     except (MissingResult, MissingInput) as exc:
         why = str(exc) if isinstance(exc, NotRun) else f"input missing: {exc}"
-        return row | {"explanation": why, "cause_class": "not-run" if isinstance(exc, NotRun) else "missing",
-                      "cause": why}
+        return row | {"explanation": why} | _shown(_unlabelled(
+            V.Because("not-run" if isinstance(exc, NotRun) else "missing", why)))
     except Exception as exc:  # a table whose columns changed: fail loudly, naming the claim
         raise RuntimeError(f"claim {claim.id}: measuring it failed ({type(exc).__name__}: {exc}); "
                            f"its inputs: {', '.join(test.inputs) or 'none'}") from exc
@@ -177,13 +274,13 @@ def evaluate_claim(claim: Claim, store: ResultStore, *, title: str = "", sentenc
             "excess": _excess(test.rule.kind, dict(decision.numbers))}
     if not row["stand_in_decides"] and decision.verdict != V.NOT_TESTABLE:
         names = " and ".join(dict.fromkeys(STAND_INS[s].split(":")[0] for s in test.stand_ins))
-        return row | {"verdict": V.NOT_TESTABLE, "cause_class": "stand-in", "sensitivity": json.dumps(
+        return row | {"verdict": V.NOT_TESTABLE, "sensitivity": json.dumps(
                           _sensitivity(claim, store, V.NOT_TESTABLE, stand_in=True), ensure_ascii=False),
-                      "cause": f"rests on a stand-in that cannot decide it ({names})",
                       "explanation": f"rests on a stand-in that cannot decide it ({names}); the rule alone would "
-                                     f"give: {decision.verdict} ({decision.explanation})"}
+                                     f"give: {decision.verdict} ({decision.explanation})"} | _shown(
+                          _calibrated(claim, decision))
     if decision.verdict != V.REPRODUCED:
-        row["cause_class"], row["cause"] = _cause(claim, store, decision)
+        row |= _shown(_cause(claim, store, decision, row))
     row["sensitivity"] = json.dumps(_sensitivity(claim, store, decision.verdict), ensure_ascii=False)
     return row
 
@@ -203,7 +300,9 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     Returns
     -------
     pandas.DataFrame
-        One row per claim, in registry order.
+        One row per claim, in registry order; ``numbers`` holds, as JSON, the numbers its rule decided on
+        (:class:`~ldp.book.claims.verdicts.Decision`: ``points``, ``holds``, ``holm_rejected``, ...; ``{}`` when
+        it was not measured).
     """
     if not isinstance(store, ResultStore):
         raise TypeError(f"store must be a ResultStore, got {type(store).__name__}")
@@ -211,7 +310,16 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     rows = [evaluate_claim(c, store, title=registry.title(c.figure) if c.figure else "",
                            sentence=registry.sentence_of(c.id).id, decides=registry.decides(c.id))
             for c in registry.claims if wanted is None or c.chapter in wanted]
+    for row in rows:  # the numbers the rule decided on, as JSON (the pages quote them; claims.csv keeps them)
+        row["numbers"] = json.dumps(row["numbers"], default=_plain_number, ensure_ascii=False)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _plain_number(value):
+    """A numpy scalar as a Python number, for :func:`json.dumps`."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a number")
 
 
 def _kind(row) -> str:
@@ -253,7 +361,8 @@ def sentences(table: pd.DataFrame) -> pd.DataFrame:
                 flips[reading] = alt
         out.append({**lead.to_dict(), "verdict": verdict, "kind": _kind(lead), "parts": list(grp["id"]),
                     "cause_class": next(iter(bad["cause_class"]), ""),
-                    "cause": "; ".join(bad.drop_duplicates("cause_class")["cause"]),  # one line per class
+                    "cause_numbers": next(iter(bad["cause_numbers"]), "{}"),
+                    "cause": "; ".join(dict.fromkeys(bad.drop_duplicates("cause_class")["cause"])),  # a line per class
                     "excess": float(bad["excess"].max()) if len(bad) else float("nan"),
                     "flips": json.dumps(flips, ensure_ascii=False)})
     if not out:  # a chapter that measures no claim (a rerun of it)

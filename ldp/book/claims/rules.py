@@ -74,6 +74,11 @@ def _fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e5 else f"{x:.{digits}f}"
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``"1 point"``, ``"3 points"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _z(diff, se):
     """diff / se, with se = 0: 0 where diff is 0 (to floating-point noise), else +-inf."""
     diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
@@ -152,10 +157,10 @@ class WithinSE(Rule):
             verdict = V.PARTLY
         else:
             verdict = V.NOT_REPRODUCED
-        summary = (f"{n_over} of {n} points beyond {self.t:g} SE; largest |z| {_fmt(abs(z[i]), 2)} at "
+        summary = (f"{n_over} of {_count(n, 'point')} beyond {self.t:g} SE; largest |z| {_fmt(abs(z[i]), 2)} at "
                    f"{m['point'].iloc[i]}; largest |difference| {_fmt(float(np.max(np.abs(diff))))}")
         explanation = (f"Holm at family-wise level {self.alpha:.2g} (|z| > {bonf:.2f} for the first point) "
-                       f"rejects {n_rej} of {n} points"
+                       f"rejects {n_rej} of {_count(n, 'point')}"
                        + ("" if verdict != V.PARTLY else f" (at most {V.PARTLY_MARGIN:.0%}: partly)"))
         return Decision(verdict, numbers, summary, explanation)
 
@@ -306,8 +311,8 @@ class OrderingHolds(Rule):
         n_excl = int(excluded.sum())
         keep = ~excluded
         if not keep.any():
-            return not_testable(f"all {len(m)} points excluded: every method scores the same bound",
-                                f"{len(m)} points, all tied at a bound")
+            return not_testable(f"all {_count(len(m), 'point')} excluded: every method scores the same bound",
+                                f"{_count(len(m), 'point')}, all tied at a bound")
         se = np.hypot(m["se_a"].fillna(0.0).to_numpy(float), m["se_b"].fillna(0.0).to_numpy(float))[keep]
         d = (a - b)[keep] + self.margin
         z = _z(d, se)
@@ -323,7 +328,8 @@ class OrderingHolds(Rule):
         numbers |= {"worst_at": str(points[worst]), "worst_diff": float((a - b)[keep][worst]),
                     "worst_z": float(z[worst])}
         verdict = _share_verdict(n_hold, n, self.share)
-        summary = (f"holds at {n_hold} of {n} points ({int(wins.sum())} beyond noise, {int(ties.sum())} ties, "
+        summary = (f"holds at {n_hold} of {_count(n, 'point')} ({int(wins.sum())} beyond noise, "
+                   f"{_count(int(ties.sum()), 'tie')}, "
                    f"{int(losses.sum())} reversed)" + (f"; {n_excl} excluded (all methods at a bound)"
                                                         if n_excl else ""))
         if losses.any():

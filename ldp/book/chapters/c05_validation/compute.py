@@ -8,7 +8,9 @@
   each figure (:func:`gaps`: where simulation and analysis differ most, and the other readings);
 * :func:`identification_summary`, :func:`utility_wide_table`, :func:`configurations_table` -- the tables shown;
 * :func:`independence_table` -- whether the top values are identified independently (section 4.2.1's approximation);
-* :func:`mirror_pairs`, :func:`distribution_ends` -- what the claims of Figures 3 and 4 compare.
+* :func:`mirror_pairs`, :func:`distribution_ends` -- what the claims of Figures 3 and 4 compare;
+* :func:`round_model_utility` -- eq. (4)'s utility in a normal approximation of PEM's rounds, with the values
+  below rank k at frequency zero (eq. (5)'s assumption) or at their own frequencies: what eq. (5) leaves out.
 """
 from __future__ import annotations
 
@@ -22,15 +24,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.stats import norm
 
-from ....analysis import identification_probability, utility_score, validation_setting
+from ....analysis import PEMConfig, identification_probability, utility_score, utility_weights, validation_setting
 from ....experiments import Grid, identification_rates, row_dataset, run_grid, summarize
+from ....oracles import olh_pq
 from ....protocols import PEM
 
 __all__ = ["READINGS", "Grids", "dist_name", "level_label", "binomial_se", "run_config", "identification_table",
            "utility_table", "where_identification", "where_utility", "gaps", "argmaxes", "figure2_findings",
            "identification_summary", "utility_wide_table", "figure3_findings", "figure4_findings",
-           "configurations_table", "mirror_pairs", "distribution_ends", "independence_table"]
+           "configurations_table", "mirror_pairs", "distribution_ends", "independence_table", "round_model_utility"]
 
 #: the three readings of eq. (5) the validation compares (keyword arguments of ``ldp.analysis``):
 #: the default (the text's k - j + 1 slots, the paper's N[i]), the lower-ranked heavy values as
@@ -534,3 +539,57 @@ def distribution_ends(points: pd.DataFrame, *, favourable: bool, half: bool = Fa
                              "b": at.loc[second, "simulated_mean"], "se_b": at.loc[second, "se"]})
     return pd.DataFrame(rows, columns=["panel", "axis", "metric", "x", "a", "se_a", "b", "se_b"])
 
+
+
+def round_model_utility(config: PEMConfig, epsilon: float, freqs, *, n: float, metric: str = "f1",
+                        zero_below_k: bool = True) -> float:
+    """Eq. (4)'s utility in a normal approximation of PEM's rounds, with the values below rank k at frequency zero
+    (eq. (5)'s assumption, section 4.2.3) or at their own frequencies.
+
+    In round i, n[i] users answer OLH reports on |D_i| candidate prefixes and PEM keeps the |C_i| largest
+    estimates.  A value of frequency f has an estimate with eq. (2)'s mean f and variance
+    ``p_f (1 - p_f) / (n[i] (p - q)^2)``, ``p_f = p f + q (1 - f)``; the round keeps what lies above the threshold
+    t at which the expected number of estimates above t is |C_i|.  A value still present with probability s
+    counts s times; the other candidates are of frequency zero.  A value's chance of being found is the product
+    over the rounds of its chance of clearing t.  With ``zero_below_k`` the values below rank k are of frequency
+    zero, as eq. (5) assumes (this reproduces eq. (4) closely); without it they keep their own frequencies and
+    compete with the heavy hitters of similar frequency, which eq. (5) leaves out.  Values share no prefix (random
+    m-bit values: section 5's data), so a prefix carries the frequency of its one value.
+
+    Parameters
+    ----------
+    config : ldp.analysis.PEMConfig
+        PEM's rounds (``group_fractions``, ``cand_sizes``, ``domain_sizes``, ``k``).
+    epsilon : float
+        Privacy budget of each report.
+    freqs : array_like
+        The frequencies in decreasing order (the top k and as many below as should compete).
+    n : float
+        Users.
+    metric : {"f1", "ncr"}
+        The weights of eq. (4).
+    zero_below_k : bool
+        The values below rank k at frequency zero.
+
+    Returns
+    -------
+    float
+        ``sum_j w_j prod_i P(estimate of v_j above t_i)``.
+    """
+    k = config.k
+    f = np.asarray(freqs, dtype=float)[: max(len(freqs), k)].copy()
+    if zero_below_k:
+        f[k:] = 0.0
+    p, q = olh_pq(epsilon)
+    alive = np.ones_like(f)
+    for fraction, kept, domain in zip(config.group_fractions or (), config.cand_sizes or (), config.domain_sizes):
+        users = n * fraction
+        p_f = p * f + q * (1 - f)
+        sd, sd0 = np.sqrt(p_f * (1 - p_f) / users) / (p - q), math.sqrt(q * (1 - q) / users) / (p - q)
+        zeros = max(float(domain) - alive.sum(), 0.0)
+
+        def above(t, alive=alive, sd=sd, sd0=sd0, zeros=zeros, kept=kept):
+            return float((alive * norm.sf((t - f) / sd)).sum() + zeros * norm.sf(t / sd0) - kept)
+
+        alive = alive * norm.sf((brentq(above, -1.0, 2.0) - f) / sd)
+    return float(utility_weights(k, metric) @ alive[:k])

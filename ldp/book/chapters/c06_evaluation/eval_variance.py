@@ -18,14 +18,13 @@ from matplotlib.ticker import FuncFormatter
 from ....oracles.formulas import olh_variance
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
+from ...claims.claim import Alternative, Because, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import g
 from ...claims.readings import under
 from ...plotting import FULL_WIDTH, interval, method_scales, render
 from ...plotting.tables import format_number
-from .compute import variance_table as table  # re-exported: the chapters call it here
 
-__all__ = ["NAME", "ENGINES", "MIN_VAR_RUNS", "table", "frame", "draw", "wide_table", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "MIN_VAR_RUNS", "frame", "draw", "wide_table", "CLAIMS"]
 
 NAME = "fig-eval-var"
 ENGINES = {NAME: "count engine (10 runs) against eq. (3)"}
@@ -34,7 +33,8 @@ MIN_VAR_RUNS = 3
 
 
 def frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The figure's data (of :func:`table`): ``protocol, epsilon, var_mean, var_std, var_count, var_pred, var_full``."""
+    """The figure's data (of :func:`.compute.variance_table`): ``protocol, epsilon, var_mean, var_std, var_count,
+    var_pred, var_full``."""
     return points[["protocol", "epsilon", "var_mean", "var_std", "var_count", "var_pred", "var_full"]]
 
 
@@ -61,7 +61,7 @@ def draw(data: pd.DataFrame, *, title: str):
 
 
 def wide_table(points: pd.DataFrame, columns: Mapping[str, str], *, scales: Mapping[str, float] | None = None):
-    """:func:`table` for the page: ε rows, one column per (protocol, quantity), 3 significant digits.
+    """:func:`.compute.variance_table` for the page: ε rows, one column per (protocol, quantity), 3 significant digits.
 
     ``columns`` maps the table's columns to their short names (``{"var_mean": "Var (10⁶)"}``),
     ``scales`` divides a column first (``{"var_mean": 1e6}``).
@@ -127,12 +127,16 @@ def _m_last_group(store) -> pd.DataFrame:
                                    for e, x in zip(v["epsilon"], groups)], "value": groups, "target": 6.0})
 
 
-def _c_olh(store) -> str:
-    """Eq. (3) against the exact variance of the released (scaled) estimate where they differ most."""
+def _c_olh(store) -> Because:
+    """Eq. (3) against the exact variance of the released (scaled) estimate where they differ most: what our reading
+    predicts against what is observed."""
     v = _points(store).assign(r=lambda d: d["var_full"] / d["var_pred"]).sort_values("r").iloc[-1]
-    return (f"our released estimate scales the last group's count to n: besides eq. (3) (a value nobody holds) it "
-            f"carries the holders' own reports and the sampling of the group; at {v['protocol']}, ε = {g(v['epsilon'])}"
-            f" that exact variance is {v['r']:.1f} times eq. (3) (observed {v['var_mean'] / v['var_pred']:.1f} times)")
+    predicted, observed = float(v["r"]), float(v["var_mean"] / v["var_pred"])
+    return Because("reading", (
+        f"our released estimate scales the last group's count to n: besides eq. (3) (a value nobody holds) it "
+        f"carries the holders' own reports and the sampling of the group; at {v['protocol']}, ε = {g(v['epsilon'])} "
+        f"that exact variance is {predicted:.1f} times eq. (3) (observed {observed:.1f} times)"),
+        {"predicted": predicted, "observed": observed})
 
 
 _SETTING = {"k_fixed": 16, "n_synthetic": 1_000_000, "m_synthetic": 64, "query_limit": 2 ** 20}

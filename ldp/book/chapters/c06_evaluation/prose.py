@@ -289,7 +289,7 @@ def figure9(points: pd.DataFrame, protocols: Mapping[tuple[str, float], Any], *,
     Parameters
     ----------
     points : pandas.DataFrame
-        :func:`.eval_variance.table` of the synthetic set (``protocol, epsilon, var_mean, var_sem, var_count,
+        :func:`.compute.variance_table` of the synthetic set (``protocol, epsilon, var_mean, var_sem, var_count,
         var_pred, obs/pred, obs/full``).
     protocols : mapping
         ``(method, epsilon)`` -> the protocol that ran (PEM's configurations give its groups).

@@ -16,7 +16,7 @@ import pandas as pd
 from ....core.dataset import Dataset
 from ....experiments import Grid, row_dataset, run_grid, summarize
 from . import eval_datasets, eval_variance, eval_vary
-from .compute import anomaly_table, protocols_at, sizes_without_top
+from .compute import anomaly_table, protocols_at, sizes_without_top, variance_table
 
 __all__ = ["QUOTED_EPSILONS", "QUOTED_KS", "FINAL_FRACTION", "run_other_readings"]
 
@@ -94,7 +94,7 @@ def run_other_readings(store, *, protocols: Sequence[tuple], datasets: Sequence[
         syn = synthetic_data
         part_protocols = protocols_at(("MCM", "SPM"), quoted["epsilon"], k=k_fixed, m=syn.m,
                                       query_limit=query_limit, final_fraction=FINAL_FRACTION)
-        save(f"{eval_variance.NAME}--partition", eval_variance.frame(eval_variance.table(
+        save(f"{eval_variance.NAME}--partition", eval_variance.frame(variance_table(
             alt["partition", "epsilon"].query("dataset == 'Synthetic'"), part_protocols, int(syn.n),
             syn.top_frequencies(k_fixed))))
     if aol_data is not None:  # AOL without its most frequent row, the empty-query placeholder
