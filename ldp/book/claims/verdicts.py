@@ -128,7 +128,8 @@ CAUSES = {
                                       "the rule's deciding difference beyond the rule's threshold: a point beyond "
                                       "Holm's threshold, a difference beyond the claim's tolerance, a point reversed "
                                       f"or a step against the direction beyond {Z_TOL:g} standard errors, the value "
-                                      f"at the claimed optimum more than {Z_TOL:g} standard errors below the maximum"),
+                                      f"at the claimed optimum more than {Z_TOL:g} standard errors below the maximum "
+                                      "(exact values, a model's with no noise, differ by ∞ standard errors)"),
     "not-run": ("not run here", "the book does not run the setting the sentence is about. Shown only when the "
                                 "claim could not be decided (not testable here)"),
     "missing": ("input missing", "the results the claim reads are not in this build, or its parameters leave "
@@ -205,8 +206,8 @@ def _test_near_tie(numbers: Mapping[str, float], row: Mapping[str, Any], mode: s
 
 
 def _test_genuine(numbers: Mapping[str, float], row: Mapping[str, Any], mode: str | None) -> str:
-    if not _has(numbers, "gap"):
-        return "no deciding difference"
+    if "gap" not in numbers or np.isnan(float(numbers["gap"])) or float(numbers["gap"]) == -np.inf:
+        return "no deciding difference"  # +inf passes: exact values (standard error 0) that differ
     gap, kind = float(numbers["gap"]), row.get("rule_kind", "")
     threshold = {"within-se": numbers.get("holm_z", np.nan), "within-tolerance": numbers.get("tolerance", np.nan),
                  "ordering": 0.0, "monotone": Z_TOL, "argmax": Z_TOL}.get(kind, np.nan)
@@ -282,9 +283,11 @@ def repeats(text: str, label: str = "") -> str:
 
 def _renderings(x: float) -> set[str]:
     """How a text may print ``x``: rounded to two significant digits or more, or exactly; with thousands commas and
-    as a percentage."""
+    as a percentage; an infinite ``x`` as "∞" (exact values, standard error 0, that differ)."""
     out = set()
     a = abs(float(x))
+    if np.isinf(a):
+        return {"∞"}
     for d in range(0, 5):
         for v, suffix in ((a, ""), (100 * a, "%")):
             r = round(v, d)
