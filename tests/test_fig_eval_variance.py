@@ -67,10 +67,13 @@ def test_one_sixth_reads_the_last_group_off_eq3(tmp_path, groups, verdict):
     n = 1_000_000
     protocols = {("PEM", e): ldp.PEM(e, 16, 64, config=ldp.analysis.pem_config(16, 64, g=groups)) for e in EPS}
     summary = pd.DataFrame({"protocol": "PEM", "epsilon": EPS, "var_mean": 1e6, "var_std": 1e5, "var_count": 10})
-    table = F.table(summary, protocols, n, [0.05, 0.02])
+    table = variance_table(summary, protocols, n, [0.05, 0.02])
     store = store_with(tmp_path, figures={F.NAME: F.frame(table)}, parameters={"06_evaluation": {"n_synthetic": n}})
     row = decide("fig9-one-sixth", store)
     assert row["verdict"] == verdict and row["numbers"]["points"] == len(EPS)
     assert row["numbers"]["max_abs_diff"] == pytest.approx(abs(groups - 6), abs=1e-3)
+    if verdict != "reproduced":  # the cause: the last group's share and the groups it means
+        assert row["cause_class"] == "genuine" and "holds 1/5 of the users" in row["cause"]
+        assert "5 groups" in row["cause"]
     bare = store_with(tmp_path / "bare", figures={F.NAME: F.frame(table)})  # n unknown
     assert decide("fig9-one-sixth", bare)["verdict"] == "not testable here"
