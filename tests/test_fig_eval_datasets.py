@@ -44,6 +44,12 @@ def test_a_few_dozen_values_at_or_above_a_tenth_of_a_percent(tmp_path, counts, v
     store = store_with(tmp_path, tables={(F.CHAPTER, F.NAME): SIZES.assign(n_frequent=list(counts))})
     row = decide("s222-few-dozen", store)
     assert row["verdict"] == verdict and [s["verdict"] for s in json.loads(row["sensitivity"])] == [under_100]
+    if verdict != "reproduced":  # our reading is the cause only when the other reading's 100 leaves fewer sets above
+        above = sum(c > 60 for c in counts), sum(c > 99 for c in counts)
+        reading = above[1] <= above[0] / 2
+        assert (row["cause_class"] == "reading") == reading
+        if reading:
+            assert json.loads(row["cause_numbers"]) == {"misfit": above[0], "misfit_other": above[1]}
     old = store_with(tmp_path / "old", tables={(F.CHAPTER, F.NAME): SIZES.drop(columns="n_frequent")})
     assert decide("s222-few-dozen", old)["verdict"] == "not testable here"  # a build before the column
 

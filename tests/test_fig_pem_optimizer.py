@@ -55,6 +55,11 @@ def test_claims_compare_the_optimizer_with_the_rule(inputs, tmp_path):
     obs = decide("s4-observation-1", store)
     assert obs["verdict"] == "not reproduced"
     assert [s["verdict"] for s in json.loads(obs["sensitivity"])] == ["reproduced"]
+    # its cause: the exact model's steps down (infinitely many standard errors) and the curves rising under N_j
+    n = obs["numbers"]
+    assert obs["cause_class"] == "genuine" and json.loads(obs["cause_numbers"]) == {"gap": float("inf")}
+    assert "∞ standard errors" in obs["cause"] and f"{n['series'] - n['monotone']} of {n['series']}" in obs["cause"]
+    assert f"N_j), {n['series']} rise" in obs["cause"]
 
 
 def _curves(inputs, **shift):
@@ -102,6 +107,9 @@ def test_a_very_small_eta_costs_a_quarter_of_the_utility(inputs, tmp_path):
         store = store_with(tmp_path / verdict, figures={F.NAME: f}, parameters={"03_pem": {"m_bits": 16}})
         row = decide("s43-small-eta", store)
         assert row["verdict"] == verdict and row["numbers"]["points"] == len(inputs[0]) * 2
+        if verdict != "reproduced":  # its cause counts the curves that keep more than three quarters at eta = 1
+            assert row["cause_class"] == "genuine" and json.loads(row["cause_numbers"])["gap"] == row["numbers"][
+                "losses"] and f"more than 75% of the best at {row['numbers']['losses']} of" in row["cause"]
     # the real curves: with the optimizer's lower N_j (the other reading) one-bit rounds lose much more
     store = store_with(tmp_path / "real", figures={F.NAME: F.frame(*inputs[:2], m=inputs[2], n=N, eta_max=8)},
                        parameters={"03_pem": {"m_bits": 16}})

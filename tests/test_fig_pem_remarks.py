@@ -63,6 +63,10 @@ def test_claims_on_made_up_points(tmp_path, big, small, above, verdicts):
     store = store_with(tmp_path, figures={F.NAME: _made_up(big, small, above, 0.2)})
     got = tuple(decide(i, store)["verdict"] for i in ("s43-cand-big-k", "s43-cand-small-k", "s42-gamma-above-eta"))
     assert got == verdicts
+    if verdicts[2] != "reproduced":  # the cause: the settings below the margin and the largest shortfall
+        row = decide("s42-gamma-above-eta", store)
+        assert row["cause_class"] == "genuine" and f"shortfall {0.2 - above:.3f}" in row["cause"]
+        assert json.loads(row["cause_numbers"])["gap"] == row["numbers"]["losses"]
     purpose = json.loads(decide("s42-gamma-above-eta", store)["sensitivity"])[0]  # the optimizer's |D_i| are equal
     assert purpose["verdict"] == "reproduced"
 

@@ -34,6 +34,7 @@ def test_the_channels_against_the_square_root_of_n(table, tmp_path):
     row = decide("s7-sqrt-n-channels", store_with(tmp_path, tables={(F.CHAPTER, F.NAME): t}))
     assert row["verdict"] == "not reproduced"  # 64 channels against 1,000 and 141
     assert row["numbers"]["max_abs_diff"] == pytest.approx(np.log2(1000 / 64))
+    assert row["cause_class"] == "genuine" and "k^1.5" in row["cause"] and "2^3.97 = 16 times" in row["cause"]
     sqrt_n = t.assign(channels=np.where(t["protocol"] == "MCM", np.sqrt(t["n"]) * 1.5, np.nan))  # made up: 1.5 √n
     row = decide("s7-sqrt-n-channels", store_with(tmp_path / "sqrt", tables={(F.CHAPTER, F.NAME): sqrt_n}))
     assert row["verdict"] == "reproduced"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
+from ...claims.claim import Alternative, Because, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import one
 from ...claims.readings import under
 from .compute import dataset_sizes
@@ -47,6 +47,17 @@ def _m_few_dozen(bound: int):
                                          "se_a": 0.0, "b": t["n_frequent"].astype(float), "se_b": 0.0}),
                            "" if "AOL" in set(t["dataset"]) else "AOL is not in this build (its data file is absent)")
     return measure
+
+
+def _c_few_dozen(store) -> Because:
+    """The data sets' counts of values at or above 0.1 % against five dozen, and against the other reading's 100."""
+    t = store.load(CHAPTER, NAME)
+    counts = ", ".join(f"{n} ({d})" for d, n in zip(t["dataset"], t["n_frequent"]))
+    ours, other = (int((t["n_frequent"] > bound).sum()) for bound in (V.FEW_DOZEN, 99))
+    return Because("reading", (
+        f"'a few dozen' read as at most {V.FEW_DOZEN} (five dozen): the data sets hold {counts} values at or above "
+        f"0.1 %, {ours} of {len(t)} above it; read as fewer than 100 (tens, not hundreds), {other} are above"),
+        {"misfit": float(ours), "misfit_other": float(other)})
 
 
 def _n(store, dataset: str, column: str) -> int:
@@ -90,6 +101,7 @@ CLAIMS: tuple[Claim, ...] = (
                     rule=R.OrderingHolds(share=V.MOST, floor=None, ceiling=None,
                                          what=f"at most {V.FEW_DOZEN} values (a few dozen) at or above 0.1 %"),
                     rests_on=("url", Readings.FEW_DOZEN, Readings.URL, Readings.AOL, Readings.SYNTHETIC),
+                    cause=Cause("reading", _c_few_dozen),
                     other_readings=(Alternative("'a few dozen' as fewer than 100: tens, not hundreds, against the "
                                                 "'up to 1000' the sentence sets it against", Readings.FEW_DOZEN,
                                                 _m_few_dozen(99)),),
