@@ -171,22 +171,6 @@ def _c_fig7a(store) -> Because:
         f"competitors are far weaker: {effect}"), numbers)
 
 
-def _c_release(store) -> Because:
-    """The false positives of the literal threshold release at θ = 0.005, ε = 2: the binomial tail's prediction
-    against the values released that are not truly above θ."""
-    t = store.load(CHAPTER, "threshold-release")
-    t = t[(t["panel"] == "b") & np.isclose(t["epsilon"], 2.0) & np.isclose(t["threshold"], 0.005)]
-    t, p = t.set_index("protocol"), store.load(CHAPTER, "threshold-probe").set_index("protocol").loc["PEM"]
-    released, true = float(t.loc["PEM", "released_mean"]), int(t["true_count"].iloc[0])
-    false = max(released - true, 0.0)  # at least this many of the released values are false positives
-    return Because("reading", (
-        f"our literal threshold release: PEM's last round is also its release, {int(p['n_candidates']):,} "
-        f"candidates answered by {int(p['n_users']):,} users, θ only {p['theta_sigmas']:.1f} SD of a non-holder's "
-        f"estimate, so the binomial tail predicts {p['fp_expected']:.0f} false positives; it releases "
-        f"{released:.0f} values, of which at least {false:.0f} are false ({true} are truly above θ; a top-k(θ) "
-        f"release: F1 {t.loc['PEM', 'f1_mean']:.2f})"), {"predicted": float(p["fp_expected"]), "observed": false})
-
-
 _TOPK = "a top-k(θ) release (the k(θ) best estimates among those above θ) instead of the literal threshold release"
 _LITERAL = ("the literal threshold release (every candidate whose estimate is at least θ n, as Figure 7 draws it) "
             "instead of a top-k(θ) release")
@@ -230,7 +214,6 @@ CLAIMS: tuple[Claim, ...] = (
                     rule=R.OrderingHolds(what="PEM at least the best other"), reads=_RELEASE,
                     setting={"eps_theta": (2.0, 4.0), **_SETTING},
                     rests_on=("mcm", "spm", Readings.THRESHOLD_K, Readings.THRESHOLD, Readings.GRIDS),
-                    cause=Cause("reading", _c_release),
                     other_readings=(Alternative(_LITERAL, Readings.THRESHOLD_K, _m_fig7bc_better),),
                     **_FIG7),
           details=(
@@ -243,7 +226,6 @@ CLAIMS: tuple[Claim, ...] = (
                               setting={"thetas": (0.005,), "eps_theta": (2.0,), **_SETTING},
                               rests_on=("mcm", "spm", Readings.THRESHOLD_K, Readings.THRESHOLD,
                                         "metrics-of-the-threshold-version", Readings.GRIDS),
-                              cause=Cause("reading", _c_release),
                               other_readings=(Alternative(_LITERAL, Readings.THRESHOLD_K, _m_fig7b_reversal),),
                               **_FIG7)),
           )),
