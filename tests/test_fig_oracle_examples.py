@@ -73,3 +73,16 @@ def test_a_biased_estimate_is_not_reproduced(tmp_path):
     assert row["numbers"]["holm_rejected"] == 1 and row["numbers"]["max_abs_z_at"].startswith("GRR")
     no_runs = store_with(tmp_path / "bare", tables={(F.CHAPTER, F.SIMULATION): table})
     assert decide("s2-eq2-unbiased", no_runs)["verdict"] == "not testable here"  # n_reps unknown
+
+
+def test_definition_1_on_the_exact_distributions(tmp_path):
+    """The chapter's eps-LDP check decides Definition 1: GRR and OLH meet e^eps with equality (ties within
+    floating-point noise hold); an oracle whose worst ratio exceeds e^eps fails it."""
+    table, _ = compute.ldp_ratio_check(1.0, n_seeds=200, rng=np.random.default_rng(3), n_chi=2_000)
+    assert list(table.columns) == list(REGISTRY.tables[F.CHAPTER][F.LDP_CHECK][0])
+    row = decide("s21-definition-1", store_with(tmp_path / "exact", tables={(F.CHAPTER, F.LDP_CHECK): table}))
+    assert row["verdict"] == "reproduced" and row["numbers"]["points"] == 4 and row["numbers"]["ties"] == 4
+    loose = table.assign(max_ratio=table["max_ratio"] * np.array([1.0, 1.01]))  # OLH 1 % above e^eps
+    row = decide("s21-definition-1", store_with(tmp_path / "loose", tables={(F.CHAPTER, F.LDP_CHECK): loose}))
+    assert row["verdict"] != "reproduced" and row["numbers"]["losses"] == 1 and "OLH" in row["numbers"]["worst_at"]
+    assert decide("s21-definition-1", ResultStore(tmp_path / "none"))["verdict"] == "not testable here"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ....oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
@@ -16,13 +17,17 @@ from ...claims import verdicts as V
 from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Test
 from ...claims.measures import one
 
-__all__ = ["CHAPTER", "NAME", "SIMULATION", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
+__all__ = ["CHAPTER", "NAME", "SIMULATION", "LDP_CHECK", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
 
 CHAPTER, NAME = "01_frequency_oracles", "oracle-examples"
 #: the table of the oracles' simulation (:func:`ldp.book.chapters.c01_frequency_oracles.compute.oracle_simulation`)
 SIMULATION = "oracle-simulation"
+#: the table of the eps-LDP check (:func:`ldp.book.chapters.c01_frequency_oracles.compute.ldp_ratio_check`)
+LDP_CHECK = "ldp-check"
 ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)",
-           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's)"}
+           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's)",
+           f"{CHAPTER}/{LDP_CHECK}": "the oracles' exact output distributions (ldp.oracles), and a chi-square test "
+                                     "of their reports"}
 #: each quantity of :func:`frame`: the example, the quantity and the paper's printed value
 PAPER = {
     "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
@@ -80,6 +85,21 @@ def _m_olh_nmin(store):
                            _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
 
 
+def _m_ldp(store) -> pd.DataFrame:
+    """Definition 1 on each oracle's exact output distributions: ln of the largest ratio Pr[report | v1] /
+    Pr[report | v2] against ε, and -ε against ln of the smallest (the ratio within [e^-ε, e^ε])."""
+    t = store.load(CHAPTER, LDP_CHECK)
+    if t.empty:
+        raise MissingInput(f"{CHAPTER}/{LDP_CHECK} has no oracle")
+    eps = np.log(t["e_eps"].to_numpy(float))
+    high, low = np.log(t["max_ratio"].to_numpy(float)), np.log(t["min_ratio"].to_numpy(float))
+    rows = [{"point": f"{o}: largest ratio {r:.7g} against e^ε = {e:.7g}", "a": x, "b": h}
+            for o, r, e, x, h in zip(t["oracle"], t["max_ratio"], t["e_eps"], eps, high)]
+    rows += [{"point": f"{o}: smallest ratio {r:.7g} against e^-ε = {1 / e:.7g}", "a": lo, "b": -x}
+             for o, r, e, x, lo in zip(t["oracle"], t["min_ratio"], t["e_eps"], eps, low)]
+    return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)[["point", "a", "se_a", "b", "se_b"]]
+
+
 def _m_unbiased(store) -> pd.DataFrame:
     """Each oracle's mean estimate of the held value over the simulation's runs against its true count, with the
     standard error of that mean (the estimates' variance over the runs, ``n_reps`` of the chapter's parameters)."""
@@ -108,8 +128,25 @@ TABLES = {"oracle-examples": (("quantity", "value"),
                               "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)"),
           SIMULATION: (("oracle", "check", "empirical", "theory", "statistic"),
                        "GRR and OLH run many times: the mean estimate of a held value against its true count (z), "
-                       "the variances against the formulas (ratio)")}
+                       "the variances against the formulas (ratio)"),
+          LDP_CHECK: (("oracle", "max_ratio", "min_ratio", "e_eps", "chi2_pvalue"),
+                      "GRR and OLH: the largest and smallest ratio of a report's probability under two inputs, from "
+                      "the exact output distributions, and the chi-square p-value of privatize's reports against them")}
 CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s21-definition-1", section="2.1", ref="Definition 1",
+          quote=r"satisfies $\epsilon$-local differential privacy ($\epsilon$-LDP), where $\epsilon \geq 0$, if and "
+                r"only if for any input $v_1,v_2 \in \Domain$, we have",
+          says="each oracle is ε-LDP: Pr[π(v1) ∈ T] ≤ e^ε Pr[π(v2) ∈ T] for all inputs and sets of outputs",
+          note="Each oracle of the paper: GRR and OLH (PEM, SPM and MCM all report through OLH). For OLH a report is "
+               "the pair (H, y) and Pr[H] does not depend on the value, so the ratio is that of y given H(v1) and "
+               "H(v2), taken over the chapter's hash seeds. The oracles of the successors (OUE, HR, CMS, FLH; "
+               "chapter 08) are checked the same way, exactly, by the library's tests, not in this row.",
+          test=Test(what="the largest and smallest ratio Pr[report | v1] / Pr[report | v2] of GRR and OLH from "
+                         "their exact output distributions, against e^ε and e^-ε (logs), at the chapter's ε",
+                    measure=_m_ldp,
+                    rule=R.OrderingHolds(floor=None, ceiling=None,
+                                         what="the ratio within [e^-ε, e^ε], to floating-point noise"),
+                    chapter=CHAPTER, reads=(f"{CHAPTER}/{LDP_CHECK}",))),
     Claim(id="s2-eq2-unbiased", section="2.2.1", ref="eq. (2)",
           quote=r"it is shown that this is an unbiased estimation of the true count",
           says="the estimate (I_v − n q)/(p − q) is unbiased: GRR's, and OLH's eq. (2)",
