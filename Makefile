@@ -231,7 +231,7 @@ test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)
 	@status=0; \
-	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider --durations=30 $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
 	exit $$status
 

@@ -7,7 +7,7 @@ The built book (``make book QUICK=1``) is served as in ``test_book_browser.py`` 
   and the gallery of the paper's nine figures lie within the screen; each figure's thumbnail has loaded,
   its card links to the figure in its chapter, and its badges count the verdicts of the sentences that read
   it (the rows of the evidence box under the figure, from the build's ``claims.json``);
-- the answer says what this build's claims say: its sentences are those :func:`ldp.book.report.answer_sentences`
+- the answer says what this build's claims say: its sentences are those :func:`ldp.book.answer.answer_sentences`
   makes from the build's ``claims.csv``, with the same numbers;
 - on a 390 x 844 phone the answer, the citation and the link to the report lie within the screen, and no
   part of the page is wider than it.
@@ -26,7 +26,7 @@ import pytest
 import yaml
 from test_book_browser import WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
 
-from ldp.book import report as PG
+from ldp.book import answer as AN
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def _numbers(text: str) -> list[str]:
 def expected_sentences(table: pd.DataFrame) -> list[str]:
     """The answer the build's claims make, as the page shows it: links as their text, math left out."""
     return [re.sub(r"\$[^$]*\$", "", re.sub(r"\{ref\}`([^`<]*?) <[^>]*>`", r"\1", s))
-            for s in PG.answer_sentences(table)]
+            for s in AN.answer_sentences(table)]
 
 
 def test_the_first_screen_answers_at_1280(built_book, server, browser):  # noqa: F811
@@ -121,7 +121,7 @@ def test_the_first_screen_answers_at_1280(built_book, server, browser):  # noqa:
         assert card["href"].endswith(f"{Path(chapter).name}.html#{label}"), (number, card["href"])
         reads = [r["verdict"] for r in rows if label in r["figures"]]
         badges = {b.split(" ", 1)[1]: int(b.split(" ", 1)[0]) for b in card["badges"]}
-        assert badges == {PG._GALLERY_WORDS[v]: reads.count(v) for v in set(reads)}, (number, card["badges"])
+        assert badges == {AN.GALLERY_WORDS[v]: reads.count(v) for v in set(reads)}, (number, card["badges"])
     # everything above on the first screen
     for name in ("answer", "citation", "report"):
         assert page[name]["bottom"] <= 800, (name, page[name])

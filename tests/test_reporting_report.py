@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ldp.book import answer as AN
 from ldp.book import report as PG
 from ldp.book.chapters import CLAIMS, REGISTRY
 from ldp.book.claims import claim as C
@@ -329,16 +330,16 @@ def test_the_report_folds_everything_but_its_summary(table):
     assert [line[:24] for line in outside] == ["Our readings of sentence", "Each sentence's quote, w"]  # intros
     rows = RP.sentences(table)
     paper = rows[rows["kind"] == "paper"]
-    groups = paper["section"].map(PG._major).nunique() + rows.loc[rows["kind"] != "paper", "kind"].nunique()
+    groups = paper["section"].map(PG.major_section).nunique() + rows.loc[rows["kind"] != "paper", "kind"].nunique()
     sections = re.findall(r"^:::::\{dropdown\} (.*)$", page, re.M)
     assert len(sections) == groups and all(re.search(r"\(\d+ sentences?: \d+ ", s) for s in sections), sections
 
 
 def test_every_rendering_of_a_quick_build_carries_the_banner(table):
     assert PG.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
-    assert PG.render_answer(table, "quick").startswith("```{warning}\n:class: ldp-banner\n**" + BANNER)
+    assert AN.render_answer(table, "quick").startswith("```{warning}\n:class: ldp-banner\n**" + BANNER)
     assert "quick build" in PG.render_scorecard(table, "quick", REGISTRY)
-    assert BANNER not in PG.render_answer(table, "full") and "quick" not in PG.render_scorecard(table, "full", REGISTRY)
+    assert BANNER not in AN.render_answer(table, "full") and "quick" not in PG.render_scorecard(table, "full", REGISTRY)
     assert RP.NOT_COVERED in PG.render_report(table, "rerun")
 
 
@@ -374,7 +375,7 @@ def _sentence(table, claim_id):
 def test_the_answer_quotes_the_build_s_numbers(table):
     """At most five sentences; PEM against SPM and MCM and the analysis against simulation with the counts
     their rules decided on, the verdicts counted, what did not reproduce and the largest difference's cause."""
-    answer = PG.answer_sentences(table)
+    answer = AN.answer_sentences(table)
     assert 1 <= len(answer) <= 5 and all(s.endswith(".") for s in answer)
     rows = RP.sentences(table)
     paper = rows[rows["kind"] == "paper"]
@@ -392,7 +393,7 @@ def test_the_answer_quotes_the_build_s_numbers(table):
         assert (f"<claim-{claim_id}>` ({row['verdict']})" in analysis) == (row["verdict"] != V.REPRODUCED)
     assert counts.startswith(f"Of the paper's {len(paper)} result sentences, ")
     for verdict, n in RP.verdict_counts(paper).items():
-        assert (f" {n} {PG._COUNT_WORDS[verdict]}" in counts) == (n > 0), verdict
+        assert (f" {n} {AN.COUNT_WORDS[verdict]}" in counts) == (n > 0), verdict
     for _, r in paper[paper["verdict"] == V.NOT_REPRODUCED].iterrows():
         assert f"<claim-{r['id']}>`" in missed and V.CAUSES[r["cause_class"]][0] in missed
     top = RP.largest_differences(rows, 1).iloc[0]
@@ -405,14 +406,14 @@ def test_the_answer_follows_the_rows(table):
     at = changed.index[changed["id"] == "fig5-pem-best"][0]
     numbers = json.loads(changed.at[at, "numbers"]) | {"holds": 41, "points": 58}
     changed.loc[at, ["numbers", "verdict"]] = [json.dumps(numbers), V.PARTLY]
-    pem = PG.answer_sentences(changed)[0]
+    pem = AN.answer_sentences(changed)[0]
     assert "41 of 58 points of {ref}`Figure 5 <claim-fig5-pem-best>` (partly reproduced)" in pem
     gone = table[table["id"] != "fig6-pem-best"]
-    assert "Figure 6" not in PG.answer_sentences(gone)[0]
+    assert "Figure 6" not in AN.answer_sentences(gone)[0]
     untested = table.copy()
     at = untested.index[untested["id"] == "fig2-analysis-matches"][0]
     untested.loc[at, ["verdict", "numbers", "cause"]] = [V.NOT_TESTABLE, "{}", "input missing: no figure"]
-    assert "which cannot be tested here (input missing: no figure)" in PG.answer_sentences(untested)[1]
+    assert "which cannot be tested here (input missing: no figure)" in AN.answer_sentences(untested)[1]
 
 
 def test_the_gallery_shows_the_nine_figures_with_their_verdicts(table, tmp_path):
@@ -422,7 +423,7 @@ def test_the_gallery_shows_the_nine_figures_with_their_verdicts(table, tmp_path)
     assert len(labels) == 9
     for label in labels[:-1]:
         (figures / f"{label}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
-    gallery = PG.render_gallery(table, figures)
+    gallery = AN.render_gallery(table, figures)
     assert gallery.startswith("```{only} html\n::::::{grid}")
     cards = gallery.split(":::::{grid-item-card}")[1:]
     assert len(cards) == 9
@@ -433,7 +434,7 @@ def test_the_gallery_shows_the_nine_figures_with_their_verdicts(table, tmp_path)
         rows = [r for r in data["rows"] if label in r["figures"]]  # the rows of the figure's evidence box
         for verdict in V.VERDICTS:
             n = sum(r["verdict"] == verdict for r in rows)
-            assert (f"`{n} {PG._GALLERY_WORDS[verdict]}`" in card) == (n > 0), (label, verdict)
+            assert (f"`{n} {AN.GALLERY_WORDS[verdict]}`" in card) == (n > 0), (label, verdict)
     assert "*(not drawn in this build)*" in cards[-1]
 
 
@@ -450,8 +451,8 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
     (book / "book" / "deployment.md").write_text("(deployment)=\n# Deployment\n")  # and to this one
     (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + PG.render_report(table, "quick"))
-    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + PG.render_answer(table, "quick")
-                                                + PG.render_gallery(table, book / "_generated" / "figures")
+    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + AN.render_answer(table, "quick")
+                                                + AN.render_gallery(table, book / "_generated" / "figures")
                                                 + PG.render_scorecard(table, "full", REGISTRY))
     report = book / "_generated" / PG.REPORT_DIR
     report.mkdir(parents=True)

@@ -344,7 +344,7 @@ def test_documented_command_runs(path, tmp_path):
     expected, _ = R.resolve_parameters(path, example, quick=True)
     assert values == json.loads(json.dumps(expected)) and values["quick"] is True
     assert (run / "run.log").stat().st_size > 0
-    # the claims this chapter measures, decided on this run (ldp.book.report.write_rerun_report)
+    # the claims this chapter measures, decided on this run (ldp.book.pages.write_rerun_report)
     assert (run / "claims.csv").read_text().startswith("id,") and (run / "claims.md").is_file()
     html = (run / f"{path.stem}.html").read_text(encoding="utf-8")
     assert "data:image/png" in html  # figures embedded

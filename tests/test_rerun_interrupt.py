@@ -1,6 +1,6 @@
 """Ctrl-C on ``python -m ldp rerun``: the kernel and every child stop within seconds, the folder is marked.
 
-The hard case of the issue: a kernel busy in a long compiled cell (numba, the GIL held) cannot notice
+The hard case: a kernel busy in a long compiled cell (numba, the GIL held) cannot notice
 that papermill is gone, so the runner itself must stop it.  A tiny notebook spins in such a cell; the
 test sends SIGINT to the runner, as a terminal's Ctrl-C would, and checks that no process of the run is
 left after 10 s and that the run folder says it is incomplete; a second rerun into it starts clean.

@@ -1,14 +1,9 @@
-"""The reproduction report's pages, rendered from the evaluated claims: the answer, the gallery, the report.
+"""The reproduction report's page, rendered from the evaluated claims, and the MyST pieces the book's pages share.
 
 The claims are decided below, by :func:`ldp.book.claims.evaluation` (one row per claim) and
-:func:`ldp.book.claims.sentences` (one row per sentence of the paper); this module only
-renders them, as MyST Markdown, and writes the files:
+:func:`ldp.book.claims.sentences` (one row per sentence of the paper); this module only renders them, as MyST
+Markdown:
 
-- :func:`render_answer`: the first page's answer, at most five plain sentences with this build's numbers: PEM
-  against SPM and MCM, the analysis against simulation, the verdicts counted, what did not reproduce and the
-  measured cause of the largest difference (:func:`answer_sentences`).
-- :func:`render_gallery`: the first page's gallery, each of the paper's figures as this build drew it, beside
-  the verdicts of the sentences that read it, linking to the figure in its chapter.
 - :func:`render_report`: the report page. It opens with the **summary**, one row per sentence of the paper
   (id, where, what it says, the verdict as a coloured badge, the class and the whole line of its cause),
   which ``book/_static/ldp-explorer.js`` makes sortable and filterable in the browser (offline; in the PDF it
@@ -20,33 +15,26 @@ renders them, as MyST Markdown, and writes the files:
   stand-ins and what computed each figure.
 - :func:`claims_json`: the rows the Sphinx extension ``book/_ext/ldp_evidence.py`` puts in a box
   under each of the paper's figures.
+- the pieces of MyST every page of the report uses: :func:`cell`, :func:`anchor`, :func:`caret_math`,
+  :func:`cause_label`, :data:`BADGE`, :func:`quick_banner`.
 
-A book build (:func:`ldp.book.rerun.build.stage` calls :func:`write_book_report` once the notebooks
-ran) writes, atomically, into ``_generated/report/``: ``report.md`` (included by
-``book/reproduction.md``), ``answer.md``, ``gallery.md`` and ``scorecard.md`` (by ``book/intro.md``),
-``claims.json`` and ``claims.csv`` (the tidy table of :func:`ldp.book.claims.evaluation`; the report page
-offers both for download).  A rerun (:func:`ldp.book.rerun.run.rerun` calls :func:`write_rerun_report`) gets
-``claims.csv`` and ``claims.md`` in its folder, with only the claims its chapter measures.
+The first page's answer and gallery are :mod:`ldp.book.answer`; :mod:`ldp.book.pages` writes the files.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Iterable
-from pathlib import Path
 
 import pandas as pd
 
-from ..paths import atomic_path, generated_dir
 from .claims import verdicts as V
-from .claims.claim import STAND_INS, Registry, display_quote, paper_numbers
-from .claims.evaluation import NOT_COVERED, evaluate, largest_differences, sentences, verdict_counts
-from .claims.store import MODES, ResultStore
+from .claims.claim import STAND_INS, Registry, display_quote
+from .claims.evaluation import NOT_COVERED, largest_differences, sentences, verdict_counts
 
-__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "ANSWER", "anchor", "caret_math", "quick_banner",
-           "answer_sentences", "render_answer", "render_gallery", "render_report", "render_scorecard",
-           "summary_sentence", "claims_json", "write_outputs", "write_book_report", "write_rerun_report"]
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "BADGE", "anchor", "caret_math", "cell",
+           "major_section", "cause_label", "sentence_end", "check_mode", "quick_banner", "render_report",
+           "render_scorecard", "summary_sentence", "claims_json"]
 
 #: the folder under ``_generated/`` the book's generated report pages go to
 REPORT_DIR = "report"
@@ -61,7 +49,7 @@ SECTIONS = {"2": "Section 2: frequency oracles", "3": "Section 3: existing metho
             "6": "Section 6: evaluation",
             "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
 #: each verdict's badge colour (sphinx-design); not testable is grey ("muted": the theme's "secondary" is orange)
-_BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "muted"}
+BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "muted"}
 _SHORT_STAND_IN = {"url": "the URL stand-in", "url-calibrated": "the URL stand-in", "mcm": "our MCM (from the text)",
                    "spm": "our SPM (from the text)"}
 _GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
@@ -80,7 +68,8 @@ def quick_banner(mode: str | None) -> str:
     return ""
 
 
-def _check_mode(mode: str | None) -> None:
+def check_mode(mode: str | None) -> None:
+    """Refuse a mode other than ``"full"``, ``"quick"``, ``"rerun"`` or None, naming the allowed ones."""
     if mode not in (None, "full", "quick", "rerun"):
         raise ValueError(f"mode={mode!r} must be 'full', 'quick', 'rerun' or None")
 
@@ -99,7 +88,7 @@ def caret_math(text: str) -> str:
     return "$".join(pieces)
 
 
-def _cell(text) -> str:
+def cell(text) -> str:
     """Text safe for one line of MyST (a table cell, a list item): pipes escaped, powers as math."""
     if text is None or (isinstance(text, float) and math.isnan(text)):
         return ""
@@ -111,22 +100,24 @@ def anchor(sentence_id: str) -> str:
     return f"claim-{sentence_id}"
 
 
-def _major(section: str) -> str:
+def major_section(section: str) -> str:
+    """The report's group of a claim's section (a key of :data:`SECTIONS`; the appendix goes with section 4)."""
     head = str(section).split(".")[0]
     return head if head in SECTIONS else "4"
 
 
 def _badge(verdict: str) -> str:
-    return f"{{bdg-{_BADGE[verdict]}}}`{verdict}`"
+    return f"{{bdg-{BADGE[verdict]}}}`{verdict}`"
 
 
-def _cause_label(kind: str) -> str:
+def cause_label(kind: str) -> str:
+    """The short label of a cause class (:data:`ldp.book.claims.verdicts.CAUSES`), empty for an unknown one."""
     return V.CAUSES[kind][0] if kind in V.CAUSES else ""
 
 
 def _where(row) -> str:
     title = row["figure_title"] if isinstance(row["figure_title"], str) and row["figure_title"] else ""
-    ref = _cell(row["ref"])
+    ref = cell(row["ref"])
     return f"§{row['section']}, {ref}" if not title or title in ref else f"§{row['section']}, {ref} ({title})"
 
 
@@ -141,7 +132,7 @@ def _flips(row) -> dict[str, str]:
     return json.loads(row.get("flips") or "{}")
 
 
-def _sentence_end(text: str) -> str:
+def sentence_end(text: str) -> str:
     """``text`` closed by a full stop (unless it ends with one, or with ``?``/``!``)."""
     text = text.rstrip()
     return text if not text or text[-1] in ".?!" else text + "."
@@ -159,22 +150,22 @@ def _explorer(rows: pd.DataFrame, caption: str, says: str) -> list[str]:
     out = [f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer longtable",
            ":widths: 27 19 14 40", "", "* - Claim", f"  - {says}", "  - Verdict", "  - Cause"]
     for _, r in rows.iterrows():
-        claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {_cell(r['ref'])}"
-        cause = (f"**{_cause_label(r['cause_class'])}**: {_sentence_end(_cell(r['cause']))}"
+        claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {cell(r['ref'])}"
+        cause = (f"**{cause_label(r['cause_class'])}**: {sentence_end(cell(r['cause']))}"
                  if r["cause_class"] else "")
         cause += "".join(f" *Another reading: {v}.*" for v in _flips(r).values())
-        out += [f"* - {claim}", f"  - {_cell(r['paper'])}", f"  - {_badge(r['verdict'])}", f"  - {cause}"]
+        out += [f"* - {claim}", f"  - {cell(r['paper'])}", f"  - {_badge(r['verdict'])}", f"  - {cause}"]
     return out + [":::", ""]
 
 
 def _part_lines(p, indent: str = "") -> list[str]:
     """What the evidence says about one claim (a sentence of one part, or one part of a sentence)."""
-    lines = [f"{indent}- **We test:** {_cell(p['tested'])} ({_cell(p['rule'])})",
-             f"{indent}- **We measure:** {_cell(p['measured'] or '—')}"
-             + (f" *{_cell(p['note'])}*" if p["note"] else ""),
-             f"{indent}- **Verdict:** {_badge(p['verdict'])} {_cell(p['explanation'])}"]
+    lines = [f"{indent}- **We test:** {cell(p['tested'])} ({cell(p['rule'])})",
+             f"{indent}- **We measure:** {cell(p['measured'] or '—')}"
+             + (f" *{cell(p['note'])}*" if p["note"] else ""),
+             f"{indent}- **Verdict:** {_badge(p['verdict'])} {cell(p['explanation'])}"]
     if p["cause_class"]:
-        lines.append(f"{indent}- **Cause ({_cause_label(p['cause_class'])}):** {_cell(p['cause'])}")
+        lines.append(f"{indent}- **Cause ({cause_label(p['cause_class'])}):** {cell(p['cause'])}")
     others = json.loads(p["sensitivity"] or "[]")
     if p["interpretation"] and not others and p["verdict"] != V.NOT_TESTABLE:
         lines.append(f"{indent}- **Under another reading:** none computed (the readings cited below have no "
@@ -182,8 +173,8 @@ def _part_lines(p, indent: str = "") -> list[str]:
     for s in others:
         flips = " — **the verdict flips**" if s["flips"] else " — the verdict stands"
         lines.append(f"{indent}- **Under another reading** "
-                     f"([{_cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
-                     f" {s['verdict']}{flips if s['verdict'] != V.NOT_TESTABLE else ''}; {_cell(s['measured'])}")
+                     f"([{cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
+                     f" {s['verdict']}{flips if s['verdict'] != V.NOT_TESTABLE else ''}; {cell(s['measured'])}")
     flags = []
     if p["stand_in"]:
         flags.append("rests on " + ", ".join(_SHORT_STAND_IN.get(s, s) for s in p["stand_in"].split(", "))
@@ -192,7 +183,7 @@ def _part_lines(p, indent: str = "") -> list[str]:
         flags.append("our reading: " + " ".join(f"[{i + 1}]({INTERPRETATION_DOC}#{a})"
                                                 for i, a in enumerate(p["interpretation"].split(", "))))
     if p["coverage"]:
-        flags.append(_cell(p["coverage"]))
+        flags.append(cell(p["coverage"]))
     if flags:
         lines.append(f"{indent}- **Flags:** " + "; ".join(flags))
     return lines + [f"{indent}- **Measured in** {_link(p)}"]
@@ -201,11 +192,11 @@ def _part_lines(p, indent: str = "") -> list[str]:
 def _evidence(row, parts: pd.DataFrame) -> list[str]:
     """One sentence's evidence, folded under a one-line title (id, where, verdict): its quote, what the paper
     says, the cause and the other readings' verdicts, then its parts (or the one claim that is it)."""
-    flips = "".join(f" Under {_cell(k)} it would be **{v}**." for k, v in _flips(row).items())
+    flips = "".join(f" Under {cell(k)} it would be **{v}**." for k, v in _flips(row).items())
     lines = [f"({anchor(row['id'])})=", f"::::{{dropdown}} {row['id']} · {_where(row)} · {_badge(row['verdict'])}",
-             ":class-container: ldp-evidence", "", f"> “{_cell(display_quote(row['quote']))}”", "",
-             f"*The paper:* {_cell(row['paper'])}."
-             + (f" **Cause ({_cause_label(row['cause_class'])}):** {_cell(row['cause'])}" if row["cause_class"] else "")
+             ":class-container: ldp-evidence", "", f"> “{cell(display_quote(row['quote']))}”", "",
+             f"*The paper:* {cell(row['paper'])}."
+             + (f" **Cause ({cause_label(row['cause_class'])}):** {cell(row['cause'])}" if row["cause_class"] else "")
              + flips, ""]
     if len(parts) == 1:
         return lines + _part_lines(parts.iloc[0]) + ["::::", ""]
@@ -213,7 +204,7 @@ def _evidence(row, parts: pd.DataFrame) -> list[str]:
     lines.append("")
     for _, p in parts.iterrows():
         role = "" if p["decides"] else " (a detail: it shows an exception and does not decide)"
-        lines.append(f"- `{p['id']}`{role}: “{_cell(display_quote(p['quote']))}” ({_cell(p['paper'])})")
+        lines.append(f"- `{p['id']}`{role}: “{cell(display_quote(p['quote']))}” ({cell(p['paper'])})")
         lines += _part_lines(p, "  ")
     return lines + ["::::", ""]
 
@@ -238,15 +229,15 @@ def rules_section() -> str:
              "none is typed by hand. The verdicts are exactly: " + ", ".join(f"**{v}**" for v in V.VERDICTS)
              + ". A claim is *not testable here* when its inputs are missing, when the run's parameters leave out "
                "its setting, or when it rests on a stand-in that cannot decide it. "
-             + _cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", ""]
+             + cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", ""]
     lines += _list_table(("Rule", "When it says reproduced", "When partly"), "22 39 39",
-                         [(k, _cell(t), _cell(V.PARTLY_RULE[k])) for k, t in text.items()])
+                         [(k, cell(t), cell(V.PARTLY_RULE[k])) for k, t in text.items()])
     lines += ["Tolerances (written once, in `ldp.book.claims.verdicts`):", ""]
     lines += _list_table(("Constant", "Value", "Meaning"), "32 14 54",
                          [(f"`{t['constant']}`", t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}",
-                           _cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
+                           cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
     lines += ["Every verdict other than reproduced names its cause, of one of these classes:", ""]
-    lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, _cell(m)) for lab, m in V.CAUSES.values()])
+    lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, cell(m)) for lab, m in V.CAUSES.values()])
     return "\n".join([*lines, "::::", ""])
 
 
@@ -289,7 +280,7 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     str
         MyST Markdown.
     """
-    _check_mode(mode)
+    check_mode(mode)
     rows = sentences(table)
     paper, apart = rows[rows["kind"] == "paper"], rows[rows["kind"] != "paper"]
     parts = [quick_banner(mode), "## Summary", "",
@@ -308,7 +299,7 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
               "Each sentence's quote, what was tested and measured, the rule, the verdict with its cause, and the "
               "verdict under each other reading the paper leaves open, by the paper's sections.", ""]
     for major, title in SECTIONS.items():
-        sec = paper[paper["section"].map(_major) == major]
+        sec = paper[paper["section"].map(major_section) == major]
         if len(sec):
             parts += _evidence_group(title, sec, table)
     for kind, title in (("reading", "Our readings of sentences that state no result"),
@@ -331,8 +322,8 @@ def summary_sentence(rows: pd.DataFrame) -> str:
 
     def by_class(verdict: str, named: bool) -> str:
         grp = paper[paper["verdict"] == verdict].groupby("cause_class", sort=False)["ref"]
-        return ", ".join(f"{' and '.join(dict.fromkeys(_cell(r) for r in refs))} ({_cause_label(k)})" if named
-                         else f"{len(refs)} {_cause_label(k)}" for k, refs in grp)
+        return ", ".join(f"{' and '.join(dict.fromkeys(cell(r) for r in refs))} ({cause_label(k)})" if named
+                         else f"{len(refs)} {cause_label(k)}" for k, refs in grp)
 
     text = f"**{n[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**"
     if n[V.NOT_REPRODUCED]:
@@ -341,7 +332,7 @@ def summary_sentence(rows: pd.DataFrame) -> str:
         text += f"; {n[V.PARTLY]} partly ({by_class(V.PARTLY, False)})"
     if n[V.NOT_TESTABLE]:
         text += f"; {n[V.NOT_TESTABLE]} cannot be tested here ({by_class(V.NOT_TESTABLE, False)})"
-    flips = [_cell(r["ref"]) for _, r in paper.iterrows() if _flips(r)]
+    flips = [cell(r["ref"]) for _, r in paper.iterrows() if _flips(r)]
     return text + "." + (f" Under another reading the paper leaves open, the verdict changes for: {'; '.join(flips)}."
                          if flips else "")
 
@@ -373,7 +364,7 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     str
         MyST Markdown: two dropdowns.
     """
-    _check_mode(mode)
+    check_mode(mode)
     rows = sentences(table)
     by = {k: rows[rows["kind"] == k] for k in ("paper", "reading", "ours")}
     quick = " (quick build: small samples, not the reproduction's verdicts)" if mode == "quick" else ""
@@ -391,8 +382,8 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     diffs = largest_differences(rows)
     if len(diffs):
         lines += ["Where this build differs most from the paper, and why:", ""]
-        lines += [f"- {_cell(r['ref'])}, {{ref}}`{r['id']} <{anchor(r['id'])}>` (**{r['verdict']}**): "
-                  f"{_cell(r['paper'])}. *{_cause_label(r['cause_class']).capitalize()}:* {_cell(r['cause'])}"
+        lines += [f"- {cell(r['ref'])}, {{ref}}`{r['id']} <{anchor(r['id'])}>` (**{r['verdict']}**): "
+                  f"{cell(r['paper'])}. *{cause_label(r['cause_class']).capitalize()}:* {cell(r['cause'])}"
                   for _, r in diffs.iterrows()]
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
@@ -402,175 +393,6 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     lines += [f"- {registry.title(f)} (`{f}`): {_engine_text(e, mode)}" if registry.title(f) != f
               else f"- `{f}`: {_engine_text(e, mode)}" for f, e in registry.engines.items() if not f.count("/")]
     return "\n".join([*lines, "", "::::", ""])
-
-
-# --------------------------------------------------------------------------- the first page: answer and gallery
-#: the sentences of the answer that quote the paper's main results: the claims each one reads (ids of the
-#: registry), and how it opens (what the paper claims) and words its count (what this build finds)
-ANSWER = {
-    "pem": (("fig5-pem-best", "fig6-pem-best"),
-            "The paper finds PEM better than SPM and MCM; here PEM scores at least as high as the better of the two "
-            "at"),
-    "analysis": (("fig2-analysis-matches", "fig3-analysis-matches", "fig4-analysis-matches"),
-                 "It finds that its analysis predicts the simulations; here they agree within noise at"),
-}
-#: per rule, the numbers of its decision that count what passed and out of how many (``within-se``: the points
-#: Holm's correction does not reject)
-_PASSED = {"ordering": ("holds", "points"), "within-tolerance": ("within", "points"),
-           "monotone": ("monotone", "series"), "argmax": ("passed", "series")}
-#: how the answer counts the verdicts
-_COUNT_WORDS = {V.REPRODUCED: "are reproduced", V.PARTLY: "partly", V.NOT_REPRODUCED: "are not",
-                V.NOT_TESTABLE: "cannot be tested here"}
-
-
-def _numbers(row) -> dict:
-    """The numbers a claim's rule decided on (the table's ``numbers``, JSON), ``{}`` when there are none."""
-    try:
-        out = json.loads(row.get("numbers") or "{}")
-    except (TypeError, ValueError):
-        return {}
-    return out if isinstance(out, dict) else {}
-
-
-def _passed(row) -> tuple[int, int, str] | None:
-    """(passed, out of, unit) from a decided claim's numbers, or None when it was not measured."""
-    n = _numbers(row)
-    try:
-        if row["rule_kind"] == "within-se":
-            return int(n["points"]) - int(n["holm_rejected"]), int(n["points"]), "points"
-        passed, total = _PASSED[row["rule_kind"]]
-        return int(n[passed]), int(n[total]), total
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _join(items: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _figure_name(row) -> str:
-    title = row["figure_title"] if isinstance(row["figure_title"], str) and row["figure_title"] else ""
-    return title if title.startswith("Figure") else _cell(row["ref"])
-
-
-def _tally(table: pd.DataFrame, ids: tuple[str, ...]) -> str:
-    """'58 of 58 points of Figure 5 and 64 of 64 of Figure 6', each figure linked to its claim's evidence; a
-    verdict other than reproduced follows its count; a claim not measured says why."""
-    pieces, unit = [], ""
-    for row in (r for _, r in table[table["id"].isin(ids)].iterrows()):
-        name = f"{{ref}}`{_figure_name(row)} <{anchor(row['sentence'])}>`"
-        counted = _passed(row) if row["verdict"] != V.NOT_TESTABLE else None
-        if counted is None:
-            pieces.append(f"none of {name}, which {_COUNT_WORDS[V.NOT_TESTABLE]} ({_cell(row['cause'])})")
-            continue
-        passed, total, what = counted
-        pieces.append(f"{passed} of {total} {'' if what == unit else what + ' '}of {name}"
-                      + ("" if row["verdict"] == V.REPRODUCED else f" ({row['verdict']})"))
-        unit = what
-    return _join(pieces) if pieces else "no point: the claims it reads are not in this build"
-
-
-def answer_sentences(table: pd.DataFrame) -> list[str]:
-    """The first page's answer: at most five plain sentences (MyST), each with this build's numbers.
-
-    1. PEM against SPM and MCM (:data:`ANSWER`): the points of Figures 5 and 6 where PEM is at least the better
-       of the two;
-    2. the analysis against simulation: the points of Figures 2-4 where they agree within noise;
-    3. the verdicts of the paper's result sentences, counted;
-    4. what did not reproduce (each sentence linked to its evidence, with the class of its cause);
-    5. the largest difference (:func:`ldp.book.claims.largest_differences`) and its cause, whole.
-
-    Every number, verdict and cause is read from ``table`` (:func:`ldp.book.claims.evaluation`'s); a sentence
-    whose claims are not in it says so.
-    """
-    rows = sentences(table)
-    paper = rows[rows["kind"] == "paper"]
-    out = [f"{opening} {_tally(table, ids)}." for ids, opening in ANSWER.values()]
-    counts = {v: c for v, c in verdict_counts(paper).items() if c}
-    out.append(f"Of the paper's {len(paper)} result sentences, "
-               + _join([f"{c} {_COUNT_WORDS[v]}" for v, c in counts.items()]) + ".")
-    missed = paper[paper["verdict"] == V.NOT_REPRODUCED]
-    if len(missed):
-        out.append("Not reproduced, by the class of their cause: " + "; ".join(
-            _join([f"{{ref}}`{_cell(r['ref'])} <{anchor(r['id'])}>`" for _, r in grp.iterrows()])
-            + f" ({_cause_label(kind)})" for kind, grp in missed.groupby("cause_class", sort=False)) + ".")
-    top = largest_differences(rows, 1)
-    if len(top):
-        r = top.iloc[0]
-        out.append(f"The largest difference is in {{ref}}`{_cell(r['ref'])} <{anchor(r['id'])}>` "
-                   f"(“{_cell(r['paper'])}”, {r['verdict']}); its cause: {_sentence_end(_cell(r['cause']))}")
-    return out
-
-
-def quick_line(mode: str | None) -> str:
-    """A quick build's banner in one line, for the first screen (MyST admonition), empty otherwise."""
-    if mode != "quick":
-        return ""
-    return ("```{warning}\n:class: ldp-banner\n**Quick build.** Small samples: these numbers exercise the rules; the "
-            "reproduction's verdicts come from the paper-scale build.\n```\n")
-
-
-def render_answer(table: pd.DataFrame, mode: str | None) -> str:
-    """The first page's answer (:func:`answer_sentences`), after a quick build's banner (MyST)."""
-    _check_mode(mode)
-    items = "\n".join(f"- {s}" for s in answer_sentences(table))
-    return f"{quick_line(mode)}```{{container}} ldp-answer\n{items}\n```\n"
-
-
-def _figures_of(table: pd.DataFrame) -> dict[str, list[str]]:
-    """Figure label -> the sentences that read it (those whose parts name it), in the report's order."""
-    out: dict[str, list[str]] = {}
-    for sid, figure in zip(table["sentence"], table["figure"]):
-        if figure and sid not in out.setdefault(figure, []):
-            out[figure].append(sid)
-    return out
-
-
-def render_gallery(table: pd.DataFrame, figures: str | Path | None = None) -> str:
-    """The first page's gallery: each figure of the paper as this build drew it, beside its verdicts (MyST).
-
-    One card per figure of ``book/_ext/paper_numbers.yml``, in the paper's order: the figure's image as a
-    thumbnail (``<figures>/<label>.svg``; a figure this build did not draw says so), its number and one badge
-    per verdict of the sentences that read it (the rows of its evidence box), counted; the card links to the
-    figure in its chapter. HTML only: the PDF has the figures in their chapters.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`ldp.book.claims.evaluation`'s table.
-    figures : path-like, optional
-        The folder of the build's figures; default ``_generated/figures``.
-    """
-    folder = Path(figures) if figures is not None else generated_dir() / "figures"
-    verdict = dict(zip(*(sentences(table)[c] for c in ("id", "verdict")))) if len(table) else {}
-    reads = _figures_of(table)
-    lines = ["```{only} html", "::::::{grid} 1 2 3 3", ":gutter: 2", ":class-container: ldp-gallery", ""]
-    for fig in paper_numbers()["figures"]:
-        label = next(iter(fig.get("book") or {}), "")
-        if not label:
-            continue
-        number = fig["number"]
-        counts = {v: sum(verdict.get(s) == v for s in reads.get(label, [])) for v in V.VERDICTS}
-        badges = " ".join(f"{{bdg-{_BADGE[v]}}}`{c} {_GALLERY_WORDS[v]}`" for v, c in counts.items() if c)
-        alt = f"Figure {number} as this build drew it: {_plain_title(fig['title'])}"
-        image = ([f":::{{image}} /_generated/figures/{label}.svg", f":alt: {alt}", ":class: ldp-thumb", ":::"]
-                 if (folder / f"{label}.svg").is_file() else ["*(not drawn in this build)*"])
-        lines += [":::::{grid-item-card}", f":link: {label}", ":link-type: ref",
-                  f":link-alt: Figure {number} in its chapter: {_plain_title(fig['title'])}",
-                  ":class-card: ldp-gallery-card", "",
-                  *image, "", f"**Figure {number}** {badges or 'no claim reads it'}", ":::::", ""]
-    return "\n".join([*lines, "::::::", "```", ""])
-
-
-def _plain_title(title) -> str:
-    """A figure's title (``paper_numbers.yml``) as plain text on one line, for an image's alt text and a link's."""
-    return " ".join(str(title).replace("$", "").split())
-
-
-#: the gallery's badges: a count and a short word
-_GALLERY_WORDS = {V.REPRODUCED: "reproduced", V.PARTLY: "partly", V.NOT_REPRODUCED: "not reproduced",
-                  V.NOT_TESTABLE: "not testable"}
 
 
 def _plain(value):
@@ -612,110 +434,10 @@ def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
             p |= {k: caret_math(p[k]) for k in ("paper", "measured", "explanation", "note", "ref", "cause")
                   if isinstance(p.get(k), str)}  # x^y as math, as on the report page
             parts.append(p | {"quote": display_quote(r["quote"]), "sensitivity": json.loads(r["sensitivity"]),
-                              "cause_label": _cause_label(r["cause_class"])})
+                              "cause_label": cause_label(r["cause_class"])})
         out.append({"id": s["id"], "kind": s["kind"], "verdict": s["verdict"], "cause_class": s["cause_class"],
-                    "cause_label": _cause_label(s["cause_class"]), "cause": caret_math(s["cause"]),
+                    "cause_label": cause_label(s["cause_class"]), "cause": caret_math(s["cause"]),
                     "flips": _flips(s), "label": anchor(s["id"]), "figures": sorted({p["figure"] for p in parts
                                                                                       if p["figure"]}), "parts": parts})
     return {"mode": mode, "counts": verdict_counts(rows[rows["kind"] == "paper"]),
             "figures": {f: t or f for f, t in sorted(zip(table["figure"], table["figure_title"])) if f}, "rows": out}
-
-
-def _write(path: Path, text: str) -> Path:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
-
-
-def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | None = None, *, mode: str | None = None,
-                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
-    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
-
-    Writes ``claims.csv``, ``claims.json``, ``report.md``, ``answer.md``, ``gallery.md`` and ``scorecard.md``
-    into ``folder`` (default ``<store>/report``); the gallery shows the figures of ``<folder>/../figures``.
-
-    Parameters
-    ----------
-    store : ResultStore
-        The results of a build mode or a rerun.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-    folder : path-like, optional
-        Where to write.
-    mode : {"full", "quick", "rerun"}, optional
-        Default: the store's mode (a quick build's pages carry the banner).
-    chapters : iterable of str, optional
-        Only the claims of these chapters.
-
-    Returns
-    -------
-    dict
-        The written paths by name (``"report.md"``, ...).
-    """
-    mode = store.mode if mode is None else mode
-    folder = Path(folder) if folder is not None else store.root / REPORT_DIR
-    table = evaluate(store, registry, chapters=chapters)
-    with atomic_path(folder / "claims.csv") as tmp:
-        table.to_csv(tmp, index=False)
-    return {"claims.csv": folder / "claims.csv",
-            CLAIMS_JSON: _write(folder / CLAIMS_JSON, json.dumps(claims_json(table, mode), indent=1,
-                                                                ensure_ascii=False) + "\n"),
-            "report.md": _write(folder / "report.md", render_report(table, mode)),
-            "answer.md": _write(folder / "answer.md", render_answer(table, mode)),
-            "gallery.md": _write(folder / "gallery.md", render_gallery(table, folder.parent / "figures")),
-            "scorecard.md": _write(folder / "scorecard.md", render_scorecard(table, mode, registry))}
-
-
-def write_book_report(mode: str, registry: Registry, generated: str | Path | None = None) -> dict[str, Path]:
-    """The claims of a book build, for the book: ``<generated>/report/`` (see the module's docstring).
-
-    Parameters
-    ----------
-    mode : {"full", "quick"}
-        The build's mode; its store is ``<generated>/cache/<mode>``.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-    generated : path-like, optional
-        Default :func:`ldp.paths.generated_dir`.
-
-    Returns
-    -------
-    dict
-        The written paths by name.
-    """
-    if mode not in MODES:
-        raise ValueError(f"mode={mode!r} must be one of {MODES}")
-    base = Path(generated) if generated is not None else generated_dir()
-    return write_outputs(ResultStore.for_build(mode, base), registry, base / REPORT_DIR, mode=mode)
-
-
-def write_rerun_report(folder: str | Path, chapter: str, registry: Registry) -> dict[str, Path]:
-    """The claims table of a rerun, in its folder: ``claims.csv`` and ``claims.md``.
-
-    Only the claims ``chapter`` measures; the run's ``parameters.json`` (every
-    value it ran with) decides which of them its setting still covers.
-
-    Parameters
-    ----------
-    folder : path-like
-        The run's folder (``my-runs/NAME-HASH``, or ``--out``), holding
-        ``figures/`` and ``parameters.json``.
-    chapter : str
-        The chapter that ran, e.g. ``"06_evaluation"``.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-
-    Returns
-    -------
-    dict
-        ``{"claims.csv": path, "claims.md": path}``.
-    """
-    store = ResultStore.for_rerun(folder)
-    params = store.root / "parameters.json"
-    if params.is_file() and store.parameters(chapter) is None:  # a --out folder not named CHAPTER-HASH
-        store.save_parameters(chapter, json.loads(params.read_text(encoding="utf-8")))
-    table = evaluate(store, registry, chapters=[chapter])
-    with atomic_path(store.root / "claims.csv") as tmp:
-        table.to_csv(tmp, index=False)
-    page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
-    return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}
