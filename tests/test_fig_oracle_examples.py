@@ -76,13 +76,23 @@ def test_a_biased_estimate_is_not_reproduced(tmp_path):
 
 
 def test_definition_1_on_the_exact_distributions(tmp_path):
-    """The chapter's eps-LDP check decides Definition 1: GRR and OLH meet e^eps with equality (ties within
-    floating-point noise hold); an oracle whose worst ratio exceeds e^eps fails it."""
+    """The chapter's eps-LDP check, saved as rows of the simulation's table, decides Definition 1: GRR and OLH meet
+    e^eps with equality (ties within floating-point noise hold); an oracle whose worst ratio exceeds it fails."""
     table, _ = compute.ldp_ratio_check(1.0, n_seeds=200, rng=np.random.default_rng(3), n_chi=2_000)
-    assert list(table.columns) == list(REGISTRY.tables[F.CHAPTER][F.LDP_CHECK][0])
-    row = decide("s21-definition-1", store_with(tmp_path / "exact", tables={(F.CHAPTER, F.LDP_CHECK): table}))
+    rows = compute.ldp_check_rows(table)
+    assert list(rows.columns) == list(REGISTRY.tables[F.CHAPTER][F.SIMULATION][0])
+    assert list(rows["oracle"]) == ["GRR", "GRR", "OLH", "OLH"]
+    assert np.allclose(rows["statistic"], 1.0, rtol=1e-12, atol=0)  # met with equality, both ways
+    row = decide("s21-definition-1", store_with(tmp_path / "exact", tables={(F.CHAPTER, F.SIMULATION): rows}))
     assert row["verdict"] == "reproduced" and row["numbers"]["points"] == 4 and row["numbers"]["ties"] == 4
-    loose = table.assign(max_ratio=table["max_ratio"] * np.array([1.0, 1.01]))  # OLH 1 % above e^eps
-    row = decide("s21-definition-1", store_with(tmp_path / "loose", tables={(F.CHAPTER, F.LDP_CHECK): loose}))
+    loose = compute.ldp_check_rows(table.assign(max_ratio=table["max_ratio"] * np.array([1.0, 1.01])))  # OLH + 1 %
+    row = decide("s21-definition-1", store_with(tmp_path / "loose", tables={(F.CHAPTER, F.SIMULATION): loose}))
     assert row["verdict"] != "reproduced" and row["numbers"]["losses"] == 1 and "OLH" in row["numbers"]["worst_at"]
-    assert decide("s21-definition-1", ResultStore(tmp_path / "none"))["verdict"] == "not testable here"
+    seeds = np.random.SeedSequence(7).spawn(2)  # the simulation's rows alone (an older build): not testable
+    sim, _ = compute.oracle_simulation(n_users=500, n_reps=5, epsilon=1.0, grr_domain=16, heavy_share=0.1,
+                                       ss_grr=seeds[0], ss_olh=seeds[1], n_zero=2)
+    assert decide("s21-definition-1", store_with(tmp_path / "old", tables={(F.CHAPTER, F.SIMULATION): sim}))[
+        "verdict"] == "not testable here"
+    both = store_with(tmp_path / "both", tables={(F.CHAPTER, F.SIMULATION): pd.concat([sim, rows])},
+                      parameters={F.CHAPTER: {"n_reps": 5}})
+    assert decide("s2-eq2-unbiased", both)["numbers"]["points"] == 2  # the ratio rows leave eq. (2)'s check alone

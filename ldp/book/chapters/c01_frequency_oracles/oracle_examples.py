@@ -16,18 +16,16 @@ from ...claims import rules as R
 from ...claims import verdicts as V
 from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Test
 from ...claims.measures import one
+from .compute import LARGEST_RATIO, SMALLEST_RATIO
 
-__all__ = ["CHAPTER", "NAME", "SIMULATION", "LDP_CHECK", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
+__all__ = ["CHAPTER", "NAME", "SIMULATION", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
 
 CHAPTER, NAME = "01_frequency_oracles", "oracle-examples"
 #: the table of the oracles' simulation (:func:`ldp.book.chapters.c01_frequency_oracles.compute.oracle_simulation`)
 SIMULATION = "oracle-simulation"
-#: the table of the eps-LDP check (:func:`ldp.book.chapters.c01_frequency_oracles.compute.ldp_ratio_check`)
-LDP_CHECK = "ldp-check"
 ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)",
-           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's)",
-           f"{CHAPTER}/{LDP_CHECK}": "the oracles' exact output distributions (ldp.oracles), and a chi-square test "
-                                     "of their reports"}
+           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's), "
+                                      "and their exact output distributions"}
 #: each quantity of :func:`frame`: the example, the quantity and the paper's printed value
 PAPER = {
     "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
@@ -86,17 +84,19 @@ def _m_olh_nmin(store):
 
 
 def _m_ldp(store) -> pd.DataFrame:
-    """Definition 1 on each oracle's exact output distributions: ln of the largest ratio Pr[report | v1] /
-    Pr[report | v2] against ε, and -ε against ln of the smallest (the ratio within [e^-ε, e^ε])."""
-    t = store.load(CHAPTER, LDP_CHECK)
-    if t.empty:
-        raise MissingInput(f"{CHAPTER}/{LDP_CHECK} has no oracle")
-    eps = np.log(t["e_eps"].to_numpy(float))
-    high, low = np.log(t["max_ratio"].to_numpy(float)), np.log(t["min_ratio"].to_numpy(float))
-    rows = [{"point": f"{o}: largest ratio {r:.7g} against e^ε = {e:.7g}", "a": x, "b": h}
-            for o, r, e, x, h in zip(t["oracle"], t["max_ratio"], t["e_eps"], eps, high)]
-    rows += [{"point": f"{o}: smallest ratio {r:.7g} against e^-ε = {1 / e:.7g}", "a": lo, "b": -x}
-             for o, r, e, x, lo in zip(t["oracle"], t["min_ratio"], t["e_eps"], eps, low)]
+    """Definition 1 on each oracle's exact output distributions (the ratio rows of the simulation's table,
+    :func:`~ldp.book.chapters.c01_frequency_oracles.compute.ldp_check_rows`): ln of the largest ratio
+    Pr[report | v1] / Pr[report | v2] against ε, and -ε against ln of the smallest (within exp(±ε))."""
+    t = store.load(CHAPTER, SIMULATION)
+    high = t[t["check"].str.startswith(LARGEST_RATIO)]
+    low = t[t["check"].str.startswith(SMALLEST_RATIO)]
+    if high.empty or low.empty:
+        raise MissingInput(f"{CHAPTER}/{SIMULATION} has no ratio of the exact output distributions (an older build)")
+    rows = [{"point": f"{o}{c.removeprefix(LARGEST_RATIO)}: {r:.7g} against exp(ε) = {e:.7g}", "a": np.log(e),
+             "b": np.log(r)} for o, c, r, e in zip(high["oracle"], high["check"], high["empirical"], high["theory"])]
+    rows += [{"point": f"{o}{c.removeprefix(SMALLEST_RATIO)}: {r:.7g} against exp(−ε) = {e:.7g}",
+              "a": np.log(r), "b": np.log(e)} for o, c, r, e in zip(low["oracle"], low["check"], low["empirical"],
+                                                                      low["theory"])]
     return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)[["point", "a", "se_a", "b", "se_b"]]
 
 
@@ -128,25 +128,24 @@ TABLES = {"oracle-examples": (("quantity", "value"),
                               "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)"),
           SIMULATION: (("oracle", "check", "empirical", "theory", "statistic"),
                        "GRR and OLH run many times: the mean estimate of a held value against its true count (z), "
-                       "the variances against the formulas (ratio)"),
-          LDP_CHECK: (("oracle", "max_ratio", "min_ratio", "e_eps", "chi2_pvalue"),
-                      "GRR and OLH: the largest and smallest ratio of a report's probability under two inputs, from "
-                      "the exact output distributions, and the chi-square p-value of privatize's reports against them")}
+                       "the variances against the formulas (ratio); and the largest and smallest ratio of a "
+                       "report's probability under two inputs, from their exact output distributions, against "
+                       "exp(±ε) (ratio)")}
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s21-definition-1", section="2.1", ref="Definition 1",
           quote=r"satisfies $\epsilon$-local differential privacy ($\epsilon$-LDP), where $\epsilon \geq 0$, if and "
                 r"only if for any input $v_1,v_2 \in \Domain$, we have",
-          says="each oracle is ε-LDP: Pr[π(v1) ∈ T] ≤ e^ε Pr[π(v2) ∈ T] for all inputs and sets of outputs",
+          says="each oracle is ε-LDP: Pr[π(v1) ∈ T] ≤ exp(ε) Pr[π(v2) ∈ T] for all inputs and sets of outputs",
           note="Each oracle of the paper: GRR and OLH (PEM, SPM and MCM all report through OLH). For OLH a report is "
                "the pair (H, y) and Pr[H] does not depend on the value, so the ratio is that of y given H(v1) and "
                "H(v2), taken over the chapter's hash seeds. The oracles of the successors (OUE, HR, CMS, FLH; "
                "chapter 08) are checked the same way, exactly, by the library's tests, not in this row.",
           test=Test(what="the largest and smallest ratio Pr[report | v1] / Pr[report | v2] of GRR and OLH from "
-                         "their exact output distributions, against e^ε and e^-ε (logs), at the chapter's ε",
+                         "their exact output distributions, against exp(ε) and exp(−ε) (logs), at the chapter's ε",
                     measure=_m_ldp,
                     rule=R.OrderingHolds(floor=None, ceiling=None,
-                                         what="the ratio within [e^-ε, e^ε], to floating-point noise"),
-                    chapter=CHAPTER, reads=(f"{CHAPTER}/{LDP_CHECK}",))),
+                                         what="the ratio within exp(±ε), to floating-point noise"),
+                    chapter=CHAPTER, reads=(f"{CHAPTER}/{SIMULATION}",))),
     Claim(id="s2-eq2-unbiased", section="2.2.1", ref="eq. (2)",
           quote=r"it is shown that this is an unbiased estimation of the true count",
           says="the estimate (I_v − n q)/(p − q) is unbiased: GRR's, and OLH's eq. (2)",
