@@ -157,11 +157,12 @@ def _c_obs1(store) -> Because:
     risen = R.Monotone("increasing").decide(lower).numbers["monotone"]
     broken = whole["series"] - whole["monotone"]
     return Because("genuine", (
-        f"eq. (5) as printed (N[i] = |D_i| − k) is exact, so a step down is ∞ standard errors: {broken} of "
+        f"eq. (5) as printed (N[i], the round's domain size less k) is exact, so a step down is ∞ standard errors: "
+        f"{broken} of "
         f"{whole['series']} of its curves fall somewhere as η grows (for example {whole['worst']}), {first} of them "
         f"highest at the smallest η; where a round's domain is small (2k at η = 1) the printed N[i] counts k "
-        f"competitors for every heavy value, where the j-th has |D_i| − j; with those (the optimizer's N_j), {risen} "
-        f"rise"),
+        f"competitors for every heavy value, where the j-th has the domain size less j; with those (the optimizer's "
+        f"N_j), {risen} rise"),
         {"gap": abs(float(whole["worst_z"]))})
 
 
@@ -177,7 +178,7 @@ def _c_small_eta(store) -> Because:
     return Because("genuine", (
         f"under eq. (5) as printed (exact, no noise) the utility at η = 1 keeps more than {1 - V.A_LOT:.0%} of the "
         f"best at {printed['losses']} of {printed['points']} curve{'s' * (printed['points'] != 1)}, and is the best "
-        f"itself at {best_first}; with the optimizer's N_j = |D_i| − j it loses a quarter or more at "
+        f"itself at {best_first}; with the optimizer's N_j (the domain size less j) it loses a quarter or more at "
         f"{lower['holds']} of {lower['points']}"),
         {"gap": float(printed["losses"])})
 
