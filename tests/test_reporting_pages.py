@@ -103,7 +103,7 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     assert BANNER not in report and BANNER not in (folder / "answer.md").read_text()
     firsts = list(REGISTRY.sentences)  # one block per sentence: the paper's in its order, then ours
     kind = {c.id: c.kind for c in firsts}
-    group = {major: i for i, major in enumerate(PG.SECTIONS)}  # the evidence: by the report's sections, then ours
+    group = {major: i for i, major in enumerate(RPT.SECTIONS)}  # the evidence: by the report's sections, then ours
     major = {c.id: c.section.split(".")[0] for c in firsts}  # a section the report has no group for goes with 4
     paper = sorted((c for c in firsts if c.kind == "paper"), key=lambda c: group.get(major[c.id], group["4"]))
     assert rows_of(report) == [c.id for c in paper] + [c.id for k in ("reading", "ours") for c in firsts
