@@ -135,7 +135,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="s21-definition-1", section="2.1", ref="Definition 1",
           quote=r"satisfies $\epsilon$-local differential privacy ($\epsilon$-LDP), where $\epsilon \geq 0$, if and "
                 r"only if for any input $v_1,v_2 \in \Domain$, we have",
-          says="each oracle is ε-LDP: Pr[π(v1) ∈ T] ≤ exp(ε) Pr[π(v2) ∈ T] for all inputs and sets of outputs",
+          says="each oracle is ε-LDP",
           note="Each oracle of the paper: GRR and OLH (PEM, SPM and MCM all report through OLH). For OLH a report is "
                "the pair (H, y) and Pr[H] does not depend on the value, so the ratio is that of y given H(v1) and "
                "H(v2), taken over the chapter's hash seeds. The oracles of the successors (OUE, HR, CMS, FLH; "
@@ -148,7 +148,7 @@ CLAIMS: tuple[Claim, ...] = (
                     chapter=CHAPTER, reads=(f"{CHAPTER}/{SIMULATION}",))),
     Claim(id="s2-eq2-unbiased", section="2.2.1", ref="eq. (2)",
           quote=r"it is shown that this is an unbiased estimation of the true count",
-          says="the estimate (I_v − n q)/(p − q) is unbiased: GRR's, and OLH's eq. (2)",
+          says="(I_v − nq)/(p − q) is unbiased",
           note="The paper states it of GRR's estimate and relies on it for OLH's, eq. (2): the same transformation "
                "with q = 1/d' (the appendix: 'Given that ... are unbiased').",
           test=Test(what="the mean estimate of a value held by a tenth of the users, over the simulation's runs, "

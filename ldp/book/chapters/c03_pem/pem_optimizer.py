@@ -157,12 +157,9 @@ def _c_obs1(store) -> Because:
     risen = R.Monotone("increasing").decide(lower).numbers["monotone"]
     broken = whole["series"] - whole["monotone"]
     return Because("genuine", (
-        f"eq. (5) as printed (N[i], the round's domain size less k) is exact, so a step down is ∞ standard errors: "
-        f"{broken} of "
-        f"{whole['series']} of its curves fall somewhere as η grows (for example {whole['worst']}), {first} of them "
-        f"highest at the smallest η; where a round's domain is small (2k at η = 1) the printed N[i] counts k "
-        f"competitors for every heavy value, where the j-th has the domain size less j; with those (the optimizer's "
-        f"N_j), {risen} rise"),
+        f"eq. (5) as printed is exact (a step down is ∞ standard errors): {broken} of {whole['series']} curves fall "
+        f"at some step as η grows, {first} highest at η = 1, where it counts k competitors in a domain of 2k; with the "
+        f"optimizer's N_j, {risen} rise"),
         {"gap": abs(float(whole["worst_z"]))})
 
 
@@ -176,10 +173,9 @@ def _c_small_eta(store) -> Because:
     best_first = sum(int(grp.sort_values("eta")["predicted_paper"].idxmax() == grp["eta"].idxmin())
                      for _, grp in o.groupby(["k", "metric", "epsilon"]))
     return Because("genuine", (
-        f"under eq. (5) as printed (exact, no noise) the utility at η = 1 keeps more than {1 - V.A_LOT:.0%} of the "
-        f"best at {printed['losses']} of {printed['points']} curve{'s' * (printed['points'] != 1)}, and is the best "
-        f"itself at {best_first}; with the optimizer's N_j (the domain size less j) it loses a quarter or more at "
-        f"{lower['holds']} of {lower['points']}"),
+        f"exact, on eq. (5) as printed: η = 1 keeps more than {1 - V.A_LOT:.0%} of the best at {printed['losses']} "
+        f"of {printed['points']} curve{'s' * (printed['points'] != 1)}, and is the best at {best_first}; with the "
+        f"optimizer's N_j it loses a quarter at {lower['holds']} of {lower['points']}"),
         {"gap": float(printed["losses"])})
 
 

@@ -143,11 +143,9 @@ def _c_gamma_above(store) -> Because:
     n = R.OrderingHolds(margin=V.EQUIVALENT_F1, floor=None, ceiling=None).decide(m).numbers
     worst = m.loc[(m["b"] - m["a"]).idxmax()]
     return Because("genuine", (
-        f"eq. (4) is exact here: at {n['losses']} of {n['points']} setting{'s' * (n['points'] != 1)} every "
-        f"configuration with γ one or two bits above η predicts an F1 more than {V.EQUIVALENT_F1:g} below the "
-        f"optimizer's choice, whose γ = ⌈log2 k⌉ is below its η (the largest shortfall "
-        f"{worst['b'] - worst['a']:.3f} at {worst['point']}): bits spent on the first segment leave the other rounds "
-        f"fewer, or add a round"), {"gap": float(n["losses"])})
+        f"eq. (4), exact: at {n['losses']} of {n['points']} setting{'s' * (n['points'] != 1)} no γ one or two bits "
+        f"above η comes within {V.EQUIVALENT_F1:g} of the optimizer's γ = ⌈log2 k⌉, below its η (largest shortfall "
+        f"{worst['b'] - worst['a']:.3f}, {worst['point'].split(':')[0]})"), {"gap": float(n["losses"])})
 
 
 _FIG: ClaimFields = dict(chapter="03_pem", figure=NAME, setting={"m_bits": 64, "query_limit": 2 ** 20})

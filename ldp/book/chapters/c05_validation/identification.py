@@ -155,7 +155,7 @@ TABLES = {"identification-text": (("panel", "axis", "level", "rank", "simulated_
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="s421-independence", section="4.2.1", ref="eq. (4), independence",
           quote=r"We will empirically verify the correctness of this approximation.",
-          says="the heavy hitters are identified (nearly) independently of each other",
+          says="identifications nearly independent",
           note="The approximation: the identification of the heavy hitters is mutually independent ('when k is not "
                "very small, this effect is small and can be ignored'). The paper shows no direct check; here: "
                "the variance of the count of top values found against the variance independent identifications "

@@ -557,7 +557,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig6-stops-increasing", section="6.2.2", ref="Figure 6",
           quote=r"On the other hand, in some cases, as $k$ increases, the absolute number of heavy hitters that can "
                 r"be identified stops increasing.",
-          says="the number of heavy hitters found levels off as k grows, in some cases",
+          says="values found level off as k grows",
           test=Test(what="per curve of Figure 6, the top-k values found (F1 × k) at the largest k against the most "
                          "found at a k up to half of it",
                     measure=_m_stops_increasing,
