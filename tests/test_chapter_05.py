@@ -116,3 +116,25 @@ def test_figure4_findings_on_a_tiny_grid(grids):
     wide = C.utility_wide_table(util)
     assert {"sim zipf f1", "analysis zipf(-2) ncr"} <= set(wide.columns) and len(wide) == 4
     assert np.isfinite(out["validation_fig4_mean_gap"])
+
+
+def _runs(found, **columns):
+    """run_grid-like rows of one setting: ``found`` lists, per run, the ranks (0-based) of the top values found."""
+    return pd.DataFrame({"n": 1000, "m": 16, "epsilon": 1.0, "found_ranks": [str(list(f)) for f in found],
+                         **columns})
+
+
+def test_independence_table_compares_the_count_found_with_independent_coins():
+    # values 0 and 1 each found in half the runs, never together: the count is always 1 (no variance) where
+    # independent coins with the same rates would give 2 * 1/2 * 1/2 * R/(R-1)
+    exclusive = _runs([[0], [1]] * 10)
+    # found together or not at all: the count varies twice as much as independent coins would make it
+    together = _runs([[0, 1], []] * 10, epsilon=2.0)
+    t = C.independence_table({"c": ("epsilon", pd.concat([exclusive, together], ignore_index=True))}, 4)
+    assert list(t.columns) == ["panel", "axis", "level", "n", "m", "epsilon", "runs", "found_mean", "var_observed",
+                               "var_independent"]
+    assert t["var_independent"].tolist() == pytest.approx([0.5 * 20 / 19] * 2)
+    assert t["var_observed"].tolist() == pytest.approx([0.0, np.var([2, 0] * 10, ddof=1)])
+    assert t["found_mean"].tolist() == [1.0, 1.0] and t["level"].tolist() == [1.0, 2.0]
+    found_three = _runs([[0, 1, 2, 5]] * 3)  # ranks beyond k are not counted
+    assert C.independence_table({"a": ("n", found_three)}, 2)["found_mean"].tolist() == [2.0]

@@ -126,7 +126,9 @@ def test_reading_only_when_a_number_measured_under_it_accounts_for_the_differenc
     ("within-tolerance", {"gap": 1, "tolerance": 0}, True),
     ("ordering", {"gap": 3}, True), ("ordering", {"gap": 0}, False),
     ("monotone", {"gap": 30.7}, True), ("monotone", {"gap": 2.0}, False),
-    ("argmax", {"gap": 14.4}, True), ("argmax", {"gap": 2.9}, False), ("argmax", {}, False)])
+    ("argmax", {"gap": 14.4}, True), ("argmax", {"gap": 2.9}, False), ("argmax", {}, False),
+    ("monotone", {"gap": float("inf")}, True),  # exact values (a model's, standard error 0) that differ
+    ("ordering", {"gap": float("nan")}, False), ("monotone", {"gap": float("-inf")}, False)])
 def test_genuine_only_beyond_the_rules_threshold(kind, numbers, ok):
     assert (V.cause_failure("genuine", numbers, ROW | {"rule_kind": kind}, "full") == "") is ok
 
@@ -173,7 +175,9 @@ def test_a_line_that_opens_with_its_label_is_a_slip_and_the_evaluation_drops_the
 
 @pytest.mark.parametrize("text, x, ok", [("finds 7.4 of 16", 7.3968, True), ("17.50 SE", 17.5004, True),
                                          ("657,427 queries", 657427, True), ("97.2% of rank 32", 0.9722, True),
-                                         ("F1 0.81", 0.8, False), ("k = 16", 1.0, False), ("0.048", -0.04786, True)])
+                                         ("F1 0.81", 0.8, False), ("k = 16", 1.0, False), ("0.048", -0.04786, True),
+                                         ("exact: ∞ standard errors", float("inf"), True),
+                                         ("(inf SE)", float("inf"), False)])
 def test_quotes_finds_a_number_as_printed(text, x, ok):
     assert V.quotes(text, x) is ok
 

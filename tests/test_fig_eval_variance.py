@@ -51,7 +51,7 @@ def test_wide_table_has_flat_headers_and_no_scientific_notation():
 
 def test_claims(tmp_path):
     store = store_with(tmp_path, figures={F.NAME: F.frame(points(std=lambda p, e: 1e5))})
-    ids = [c.id for c in F.CLAIMS]
+    ids = [c.id for c in F.CLAIMS if c.id != "fig9-one-sixth"]
     assert {i: decide(i, store)["verdict"] for i in ids} == dict.fromkeys(ids, "reproduced")
     swapped = points(var=lambda p, e: {"PEM": 1.1e6, "MCM": 3e6, "SPM": 1e6}[p] / e, std=lambda p, e: 1e5)
     store = store_with(tmp_path / "swapped", figures={F.NAME: F.frame(swapped)})
@@ -59,3 +59,21 @@ def test_claims(tmp_path):
     few = F.frame(points()).assign(var_count=F.MIN_VAR_RUNS - 1)  # no point has enough runs that found one
     assert decide("fig9-pem-similar", store_with(tmp_path / "few", figures={F.NAME: few}))["verdict"] \
         == "not testable here"
+
+
+@pytest.mark.parametrize(("groups", "verdict"), [(6, "reproduced"), (5, "not reproduced")])
+def test_one_sixth_reads_the_last_group_off_eq3(tmp_path, groups, verdict):
+    """PEM with g equal groups: eq. (3)'s column gives n / n_g = g (up to the rounding of the groups)."""
+    n = 1_000_000
+    protocols = {("PEM", e): ldp.PEM(e, 16, 64, config=ldp.analysis.pem_config(16, 64, g=groups)) for e in EPS}
+    summary = pd.DataFrame({"protocol": "PEM", "epsilon": EPS, "var_mean": 1e6, "var_std": 1e5, "var_count": 10})
+    table = variance_table(summary, protocols, n, [0.05, 0.02])
+    store = store_with(tmp_path, figures={F.NAME: F.frame(table)}, parameters={"06_evaluation": {"n_synthetic": n}})
+    row = decide("fig9-one-sixth", store)
+    assert row["verdict"] == verdict and row["numbers"]["points"] == len(EPS)
+    assert row["numbers"]["max_abs_diff"] == pytest.approx(abs(groups - 6), abs=1e-3)
+    if verdict != "reproduced":  # the cause: the last group's share and the groups it means
+        assert row["cause_class"] == "genuine" and "holds 1/5 of the users" in row["cause"]
+        assert "5 groups" in row["cause"]
+    bare = store_with(tmp_path / "bare", figures={F.NAME: F.frame(table)})  # n unknown
+    assert decide("fig9-one-sixth", bare)["verdict"] == "not testable here"

@@ -1,5 +1,7 @@
 """Chapter 06's Figures 5 and 6, F1 and NCR on three data sets, and their claims
 (ldp.book.chapters.c06_evaluation.eval_vary)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -95,3 +97,39 @@ def test_claims_of_the_anomalies_read_the_anomaly_table(tmp_path):
     store = store_with(tmp_path / "t", figures=figures, tables={(F.CHAPTER, "anomalies"): table})
     row = decide("s423-prefix-mass", store)
     assert row["verdict"] == "not reproduced"  # the 4th value's prefix ranks 5th, 4 kept
+
+
+KS = [1, 2, 4, 8, 16, 32]
+
+
+def k_curves(tmp_path, f1, std=0.02):
+    """A store with Figure 6 of made-up F1 curves ``f1(dataset, protocol, k)`` over :data:`KS` (10 runs a point)."""
+    rows = [{"dataset": ds, "protocol": p, "k": k, "f1_mean": f1(ds, p, k), "f1_std": std, "f1_count": 10,
+             "ncr_mean": f1(ds, p, k), "ncr_std": std, "ncr_count": 10}
+            for ds in PANELS for p in F.METHODS for k in KS]
+    return store_with(tmp_path, figures={F.NAMES["k"]: F.frame(pd.DataFrame(rows), x="k", datasets=list(PANELS))},
+                      parameters={F.CHAPTER: {"eps_fixed": 2.0}})
+
+
+def test_most_of_the_cases_are_the_steps_of_the_curves(tmp_path):
+    """'For most of the cases, utility scores decrease with k': a case is a step from one k to the next."""
+    def small_k_rise(ds, p, k):  # falling curves, but MCM and SPM find nothing at k = 1 (all or nothing)
+        return 0.0 if p != "PEM" and k == 1 else 0.9 - 0.02 * KS.index(k)
+    row = decide("fig6-decrease-with-k", k_curves(tmp_path / "rise", small_k_rise))
+    assert row["verdict"] == "reproduced" and row["numbers"]["losses"] == 6 and row["numbers"]["points"] == 45
+    series = json.loads(row["sensitivity"])[0]  # the other reading: 3 of 9 whole curves decrease
+    assert series["verdict"] == "not reproduced" and series["measured"].startswith("3 of 9 series")
+    row = decide("fig6-decrease-with-k", k_curves(tmp_path / "up", lambda ds, p, k: 0.2 + 0.1 * KS.index(k)))
+    assert row["verdict"] == "not reproduced" and row["numbers"]["share"] < 0.5  # rises beyond noise but at small k
+
+
+def test_the_number_found_stops_increasing_in_some_cases(tmp_path):
+    """A curve whose F1 x k at the largest k is no more than the most found up to half that k: 'in some cases'."""
+    def plateau(ds, p, k):  # MCM on URL finds 4 values whatever k >= 4; everything else finds k
+        return min(4, k) / k if (ds, p) == ("URL", "MCM") else 1.0 - 0.001 * k
+    row = decide("fig6-stops-increasing", k_curves(tmp_path / "plateau", plateau, std=0.01))
+    assert row["verdict"] == "reproduced" and row["numbers"]["holds"] == 1 and row["numbers"]["points"] == 9
+    steps = json.loads(row["sensitivity"])[0]
+    assert steps["reading"].startswith("'cases' as the steps") and steps["verdict"] == "reproduced"
+    row = decide("fig6-stops-increasing", k_curves(tmp_path / "rising", lambda ds, p, k: 0.9, std=0.01))
+    assert row["verdict"] == "not reproduced" and row["numbers"]["holds"] == 0  # 0.9 k keeps rising

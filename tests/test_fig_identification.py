@@ -1,5 +1,7 @@
 """Chapter 05's Figure 2, identification probabilities against eq. (5), and its claims
 (ldp.book.chapters.c05_validation.identification)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,3 +47,22 @@ def test_claims(ident, tmp_path):
     # more users, shorter values (m = 32 after 64), larger epsilon: each level finds at least as much
     assert {i: decide(i, store)["verdict"] for i in ("fig2-more-users", "fig2-shorter-values", "fig2-larger-eps")} \
         == dict.fromkeys(("fig2-more-users", "fig2-shorter-values", "fig2-larger-eps"), "reproduced")
+
+
+def _independence(var_observed, runs=100, **extra):
+    return pd.DataFrame({"panel": "a", "axis": "n", "level": [1e5, 1e6], "n": [1e5, 1e6], "m": 64, "epsilon": 1.0,
+                         "runs": runs, "found_mean": 16.0, "var_observed": var_observed, "var_independent": 2.0,
+                         "reading": "caption", **extra})
+
+
+@pytest.mark.parametrize(("observed", "verdict"), [([2.0, 1.7], "reproduced"), ([0.5, 0.4], "not reproduced")])
+def test_independence_claim(tmp_path, observed, verdict):
+    """Observed variance within a factor 1.5 (plus noise) of the independent coins' variance: a small effect."""
+    table = pd.concat([_independence(observed), _independence([2.0, 2.0], reading="text")], ignore_index=True)
+    store = store_with(tmp_path, tables={("05_validation", F.INDEPENDENCE): table})
+    row = decide("s421-independence", store)
+    assert row["verdict"] == verdict and row["numbers"]["points"] == 2
+    assert [s["verdict"] for s in json.loads(row["sensitivity"])] == ["reproduced"]  # the text's n
+    flat = _independence([0.0, 0.0]).assign(var_independent=0.1)  # the count barely varies: nothing to measure
+    store = store_with(tmp_path / "flat", tables={("05_validation", F.INDEPENDENCE): flat})
+    assert decide("s421-independence", store)["verdict"] == "not testable here"

@@ -1,5 +1,7 @@
 """Chapter 07's Figure 7, the threshold versions, its release table and claims
 (ldp.book.chapters.c07_evaluation_more.threshold)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -59,19 +61,39 @@ def test_release_frame():
         F.release_frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))
 
 
+def _store(folder, s7a, s7bc, release=None):
+    """Figure 7's data and its release table (by default of the same summaries: both releases score alike)."""
+    release = (s7a, s7bc) if release is None else release
+    return store_with(folder, figures={F.NAME: F.frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))},
+                      tables={(F.CHAPTER, "threshold-release"):
+                              F.release_frame(*release, theta_fixed=0.023, eps_bc=(2.0, 4.0))})
+
+
 def test_claims(tmp_path):
     lead = {0.9: 0.1, 2.0: 0.3, 4.0: 0.05}  # PEM's lead largest at epsilon = 2
     s7a, s7bc = summaries(lambda p, e, t: 0.5 + (lead[e] if p == "PEM" else 0) - (0.2 if p == "MCM" else 0))
-    store = store_with(tmp_path, figures={F.NAME: F.frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))})
+    store = _store(tmp_path, s7a, s7bc)
     ids = ("fig7a-pem-better", "fig7a-lead-at-eps2", "fig7bc-pem-better", "fig7b-theta-0005")
     assert {i: decide(i, store)["verdict"] for i in ids} == dict.fromkeys(ids, "reproduced")
     assert decide("fig7-other-datasets", store)["verdict"] == "not testable here"
     s7a, s7bc = summaries(lambda p, e, t: 0.2 if p == "PEM" and t == 0.005 else SCORE[p])  # PEM trails at 0.005
-    store = store_with(tmp_path / "low", figures={F.NAME: F.frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))},
-                       tables={(F.CHAPTER, "threshold-release"):
-                               F.release_frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))})
-    row = decide("fig7b-theta-0005", store)
+    row = decide("fig7b-theta-0005", _store(tmp_path / "low", s7a, s7bc))
     assert row["verdict"] == "not reproduced" and "values with frequency ≥ 0.005: 16" in row["measured"]
+
+
+def test_figure_7bc_is_decided_on_the_translated_k(tmp_path):
+    """7(b, c) read the top-k(theta) release of the runs; the figure's literal release is the other reading."""
+    fine = summaries()  # PEM ahead everywhere
+    trails = summaries(lambda p, e, t: 0.2 if p == "PEM" and t == 0.005 else SCORE[p])  # PEM behind at 0.005
+    for folder, figure, release, verdict, literal in (("a", trails, fine, "reproduced", "not reproduced"),
+                                                      ("b", fine, trails, "not reproduced", "reproduced")):
+        store = _store(tmp_path / folder, *figure, release=release)
+        row = decide("fig7b-theta-0005", store)
+        assert row["verdict"] == verdict and [s["verdict"] for s in json.loads(row["sensitivity"])] == [literal]
+        whole = decide("fig7bc-pem-better", store)
+        assert whole["verdict"] == ("reproduced" if verdict == "reproduced" else "partly reproduced")
+    figure_only = store_with(tmp_path / "c", figures={F.NAME: F.frame(*fine, theta_fixed=0.023, eps_bc=(2.0, 4.0))})
+    assert decide("fig7bc-pem-better", figure_only)["verdict"] == "not testable here"  # no release table
     late = {0.9: 0.1, 2.0: 0.05, 4.0: 0.3}  # the lead largest at epsilon = 4
     s7a, s7bc = summaries(lambda p, e, t: 0.5 + (late[e] if p == "PEM" else 0))
     store = store_with(tmp_path / "late", figures={F.NAME: F.frame(s7a, s7bc, theta_fixed=0.023, eps_bc=(2.0, 4.0))})

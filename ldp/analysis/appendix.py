@@ -2,7 +2,7 @@
 
 * :func:`lemma1_E`, :func:`prop1_A`, :func:`prop1_P1`, :func:`prop1_P2`,
   :func:`prop1_condition`, :func:`prop1_grid`, :func:`prop1_summary`,
-  :func:`prop1_identity_error` -- Proposition 1 (partitioning users beats
+  :func:`prop1_identity_table`, :func:`prop1_identity_error` -- Proposition 1 (partitioning users beats
   splitting the budget) and Lemma 1, with eq. (6);
 * :func:`spm_pq`, :func:`spm_joint_estimate_pair`, :func:`spm_joint_estimate`,
   :func:`spm_joint_estimates` -- the joint count estimates of "Simpler Joint
@@ -26,7 +26,7 @@ from ..validation import check_epsilons, check_int, check_population, check_pq
 from .identification import eq5_argument, round_identification_probability
 
 __all__ = ["lemma1_E", "prop1_A", "prop1_P1", "prop1_P2", "prop1_condition", "prop1_grid", "prop1_summary",
-           "prop1_identity_error", "spm_pq", "spm_joint_estimate_pair", "spm_joint_estimate",
+           "prop1_identity_table", "prop1_identity_error", "spm_pq", "spm_joint_estimate_pair", "spm_joint_estimate",
            "spm_joint_estimates"]
 
 
@@ -260,27 +260,47 @@ def prop1_summary(grid) -> dict:
     return out
 
 
-def prop1_identity_error(grid, *, k: int = 16, j: int = 8, N: float | None = None,
-                         epsilons=(0.5, 2.0, 6.0)) -> float:
-    """Largest ``|Phi(P1) - eq. (5)|`` on :func:`prop1_grid`'s rows at the budgets nearest ``epsilons``.
+def prop1_identity_table(grid, *, k: int = 16, j: int = 8, N: float | None = None, epsilons=(0.5, 2.0, 6.0),
+                         slots="formula"):
+    """Eq. (6) against eq. (5) on :func:`prop1_grid`'s rows at the budgets nearest ``epsilons``, as a DataFrame.
 
-    Eq. (5) is :func:`ldp.analysis.round_identification_probability` with the
-    appendix's ``p = 1/2``, ``q = 1/(e^eps + 1)``, ``n/g`` users and the printed
-    slots ``(k - j)/N``; ``k``, ``j``, ``N`` must be those the grid's ``A``
-    was computed from (:func:`prop1_grid`'s defaults by default).
+    Eq. (6) is the grid's ``prob_partition``, ``Phi(P1)``; eq. (5) is
+    :func:`ldp.analysis.round_identification_probability` with the appendix's ``p = 1/2``,
+    ``q = 1/(e^eps + 1)``, ``n/g`` users and ``slots`` (default the printed ``(k - j)/N``, which eq. (6)
+    keeps).  ``k``, ``j``, ``N`` must be those the grid's ``A`` was computed from (:func:`prop1_grid`'s
+    defaults by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``g, epsilon, f, eq6, eq5, difference`` (``eq6 - eq5``), one row per grid cell at those budgets.
     """
+    import pandas as pd
+
     N = k * (2**10 - 1) if N is None else N
     eps_all = np.unique(grid.epsilon.to_numpy())
-    worst = 0.0
+    parts = []
     for g in np.unique(grid.g.to_numpy()):
         sub = grid[grid.g == g]
         for e in epsilons:
             rows = sub[np.isclose(sub.epsilon, eps_all[np.argmin(np.abs(eps_all - e))])]
             p, q = olh_pq(float(rows.epsilon.iloc[0]), d_prime="real")
             direct = round_identification_probability(rows.f.to_numpy(), float(rows.n.iloc[0]) / int(g), N + k, k,
-                                                      p, q, k=k, ranks=j, slots="formula")
-            worst = max(worst, float(np.max(np.abs(direct - rows.prob_partition.to_numpy()))))
-    return worst
+                                                      p, q, k=k, ranks=j, slots=slots)
+            eq6 = rows.prob_partition.to_numpy()
+            parts.append(pd.DataFrame({"g": int(g), "epsilon": rows.epsilon.to_numpy(), "f": rows.f.to_numpy(),
+                                       "eq6": eq6, "eq5": direct, "difference": eq6 - direct}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def prop1_identity_error(grid, *, k: int = 16, j: int = 8, N: float | None = None,
+                         epsilons=(0.5, 2.0, 6.0)) -> float:
+    """Largest ``|Phi(P1) - eq. (5)|`` on :func:`prop1_grid`'s rows at the budgets nearest ``epsilons``.
+
+    The largest ``|difference|`` of :func:`prop1_identity_table` (same arguments).
+    """
+    table = prop1_identity_table(grid, k=k, j=j, N=N, epsilons=epsilons)
+    return float(np.max(np.abs(table["difference"].to_numpy()), initial=0.0))
 
 
 # ---------------------------------------------------------------------------

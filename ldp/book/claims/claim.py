@@ -24,7 +24,7 @@ from .verdicts import CAUSES, Because
 
 __all__ = ["Claim", "Test", "Cause", "Because", "Alternative", "ClaimFields", "Measurement", "NotCovered",
            "MissingInput", "NotRun", "Registry", "Readings", "STAND_INS", "CANNOT_DECIDE", "KINDS", "TableDocs",
-           "display_quote", "paper_numbers", "paper_titles", "PAPER_NUMBERS_FILE"]
+           "display_quote", "paper_numbers", "paper_titles", "section_major", "PAPER_NUMBERS_FILE"]
 
 
 class NotCovered(LookupError):
@@ -97,6 +97,14 @@ class Readings:
     MCM = "mcm-section-34-with-section-61s-improvements"
     GRIDS = "experiment-settings-the-paper-does-not-state"
     CASES = "most-of-the-cases-section-622"
+    OBSERVATION1 = "observation-1-decided-on-the-papers-own-model-section-44"
+    EQUIVALENCE = "practical-equivalence-of-configurations-section-43"
+    THRESHOLD_K = "threshold-claims-decided-on-the-translated-k-section-623"
+    SMALL_ETA = "a-very-small-eta-section-43"
+    INDEPENDENCE = "independence-of-the-identifications-section-421"
+    STOPS = "the-number-identified-stops-increasing-section-622"
+    FEW_DOZEN = "a-few-dozen-values-at-or-above-01-percent-section-222"
+    DOMAIN = "the-advantage-and-the-domain-size-section-1"
     FIG2_N = "7-section-5-text-vs-caption"
     THRESHOLD = "threshold-mode-section-623"
     OPTIMIZER = "3-optimizer-section-43"
@@ -245,6 +253,12 @@ class Claim:
         return (self, *self.parts, *self.details)
 
 
+def section_major(section: str) -> int:
+    """The paper's major section of a claim's ``section`` ("6.2.3" -> 6); the appendix belongs with section 4
+    (it proves section 4's Proposition 1), as the report groups it."""
+    return 4 if section == "Appendix" else int(str(section).split(".")[0])
+
+
 #: where the book lists the paper's numbers (figures, equations, statements, sections)
 PAPER_NUMBERS_FILE = Path("book") / "_ext" / "paper_numbers.yml"
 
@@ -287,7 +301,8 @@ SUBFIGURE_LABELS = {"subfig:eval_eps_synthesizeexponential_thres": "7(a)",
                     "subfig:eval_k_synthesize_exponential_thres_e4": "7(c)", "fig:eval_improve": "8(a)",
                     "fig:eval_s": "8(b)", "fig:eval_dist": "8(c)"}
 MACROS = {r"\itergroup": "PEM", r"\hash": "MCM", r"\spm": "SPM", r"\rappor": "SPM", r"\fone": "F1",
-          r"\ncr": "NCR", r"\olh": "OLH", r"\grr": "GRR", r"\var": "Var", r"\rap": "RAPPOR", r"\blh": "BLH"}
+          r"\ncr": "NCR", r"\olh": "OLH", r"\grr": "GRR", r"\var": "Var", r"\rap": "RAPPOR", r"\blh": "BLH",
+          r"\Domain": "D"}
 
 
 @functools.lru_cache(maxsize=1)

@@ -81,12 +81,12 @@ def _excess(kind: str, numbers: dict) -> float:
                 return float(numbers["max_abs_diff"]) / tol
             # an exact comparison (a count, a layout): a mismatch counts as just beyond its threshold
             return 0.0 if numbers["max_abs_diff"] <= V.EXACT_TOL else 1.0
-        if kind == "ordering":
-            return max(0.0, -float(numbers["worst_z"])) / V.Z_TOL
-        if kind == "monotone":
-            return abs(float(numbers["worst_z"])) / V.Z_TOL
-        if kind == "argmax":
-            return float(numbers["largest_gap_z"]) / V.Z_TOL
+        if kind in ("ordering", "monotone", "argmax"):
+            z = {"ordering": lambda n: max(0.0, -float(n["worst_z"])), "monotone": lambda n: abs(float(n["worst_z"])),
+                 "argmax": lambda n: float(n["largest_gap_z"])}[kind](numbers)
+            # exact values (standard error 0) that differ are infinitely many SE apart: as for an exact tolerance,
+            # the difference counts as just beyond its threshold, not beyond every measured one
+            return 1.0 if math.isinf(z) else z / V.Z_TOL
     except (KeyError, TypeError, ValueError):
         pass
     return float("nan")

@@ -29,7 +29,7 @@ OTHERS = ("MCM", "SPM")
 #: a metric's name in a point's label
 METRIC_NAMES = {"f1": "F1", "ncr": "NCR"}
 #: a varied parameter's name in a point's label
-X_NAMES = {"epsilon": "ε", "k": "k", "threshold": "θ"}
+X_NAMES = {"epsilon": "ε", "k": "k", "threshold": "θ", "m": "m"}
 
 
 def g(x) -> str:

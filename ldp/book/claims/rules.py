@@ -55,8 +55,10 @@ def _check_t(t: float) -> None:
 
 
 def _share_words(share: float, unit: str) -> str:
-    """'every series' / 'at least 75% of the series'."""
+    """'every series' / 'at least 75% of the series' / 'at least one series' (:data:`V.SOME`)."""
     units = unit if unit.endswith("s") else unit + "s"  # 'series' is its own plural
+    if share <= V.SOME:
+        return f"at least one {unit}"
     return f"every {unit}" if share >= 1 else f"at least {share:.0%} of the {units}"
 
 
@@ -332,7 +334,7 @@ class OrderingHolds(Rule):
                                                         if n_excl else ""))
         if losses.any():
             summary += f"; worst at {points[worst]}: {_fmt(float((a - b)[keep][worst]))}"
-        need = "every point" if self.share >= 1 else f"{self.share:.0%}"
+        need = "every point" if self.share >= 1 else "one point" if self.share <= V.SOME else f"{self.share:.0%}"
         explanation = f"needs {need}; holds at {n_hold / n:.0%}"
         return Decision(verdict, numbers, summary, explanation)
 
@@ -410,7 +412,7 @@ class Monotone(Rule):
         summary = f"{n_ok} of {n_series} series {self.direction} within noise"
         if broken:
             summary += f"; largest step against it: {worst_text} ({_fmt(abs(worst_z), 2)} SE)"
-        need = "every series" if self.share >= 1 else f"{self.share:.0%} of the series"
+        need = _share_words(self.share, "series").removeprefix("at least ")
         explanation = f"needs {need}; " + (f"{n_ok} of {n_series}" if broken else "all") + " monotone"
         return Decision(verdict, numbers, summary, explanation)
 

@@ -22,8 +22,9 @@ from scipy import stats
 
 __all__ = [
     "REPRODUCED", "PARTLY", "NOT_REPRODUCED", "NOT_TESTABLE", "VERDICTS",
-    "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
-    "ALMOST_FULL", "SIMILAR_FACTOR", "CLOSE_CORRELATION", "EXACT_TOL", "COUNT_TOL", "EQUAL_SPLIT_TOL",
+    "Z_TOL", "FAMILY_ALPHA", "ALL", "MOST", "SOME", "PARTLY_MARGIN", "PARTLY_TOL_FACTOR", "F1_TOL", "SIMILAR_F1",
+    "ALMOST_FULL", "SIMILAR_FACTOR", "EQUIVALENT_F1", "A_LOT", "FEW_DOZEN", "CLOSE_CORRELATION", "EXACT_TOL",
+    "COUNT_TOL", "EQUAL_SPLIT_TOL",
     "PARTLY_RULE", "COMBINE_RULE", "CAUSES", "NEAR_TIE_SE", "BOUND_DISTANCE", "READING_SHARE", "CAUSE_TESTS",
     "THRESHOLDS", "Because", "cause_failure", "repeats", "quotes", "Decision", "combine", "printed_tolerance",
     "holm_reject", "not_testable", "tolerance_table",
@@ -45,6 +46,8 @@ FAMILY_ALPHA = float(2 * stats.norm.sf(Z_TOL))
 ALL = 1.0
 #: share of points for "in most cases" / "for most of the cases"
 MOST = 0.75
+#: share of points for "in some cases": any one point (a share this small holds as soon as one point does)
+SOME = 1e-9
 #: "partly": at least the required share minus this (and a majority) of the points pass
 PARTLY_MARGIN = 0.25
 #: "partly" for a tolerance: every point within this many tolerances
@@ -57,6 +60,14 @@ SIMILAR_F1 = 0.02
 ALMOST_FULL = 0.05
 #: "similar" estimation variance: within this factor (|ln ratio| <= ln SIMILAR_FACTOR)
 SIMILAR_FACTOR = 1.5
+#: the margin of practical equivalence of two predicted F1 scores: section 4.3 calls such a difference immaterial
+#: ("slightly change in these parameters does not affect the final result much"); a tenth of F1_TOL, a sixth of
+#: one heavy hitter of 16
+EQUIVALENT_F1 = 0.01
+#: "deteriorate a lot" (section 4.3): at least this share of the best utility lost
+A_LOT = 0.25
+#: "a few dozen" (section 2.2.2): at most five dozen
+FEW_DOZEN = 60
 #: a "close" correlation: Pearson r within this of 1
 CLOSE_CORRELATION = 0.1
 #: floating-point noise allowed in every comparison
@@ -117,7 +128,8 @@ CAUSES = {
                                       "the rule's deciding difference beyond the rule's threshold: a point beyond "
                                       "Holm's threshold, a difference beyond the claim's tolerance, a point reversed "
                                       f"or a step against the direction beyond {Z_TOL:g} standard errors, the value "
-                                      f"at the claimed optimum more than {Z_TOL:g} standard errors below the maximum"),
+                                      f"at the claimed optimum more than {Z_TOL:g} standard errors below the maximum "
+                                      "(exact values, a model's with no noise, differ by ∞ standard errors)"),
     "not-run": ("not run here", "the book does not run the setting the sentence is about. Shown only when the "
                                 "claim could not be decided (not testable here)"),
     "missing": ("input missing", "the results the claim reads are not in this build, or its parameters leave "
@@ -194,8 +206,8 @@ def _test_near_tie(numbers: Mapping[str, float], row: Mapping[str, Any], mode: s
 
 
 def _test_genuine(numbers: Mapping[str, float], row: Mapping[str, Any], mode: str | None) -> str:
-    if not _has(numbers, "gap"):
-        return "no deciding difference"
+    if "gap" not in numbers or np.isnan(float(numbers["gap"])) or float(numbers["gap"]) == -np.inf:
+        return "no deciding difference"  # +inf passes: exact values (standard error 0) that differ
     gap, kind = float(numbers["gap"]), row.get("rule_kind", "")
     threshold = {"within-se": numbers.get("holm_z", np.nan), "within-tolerance": numbers.get("tolerance", np.nan),
                  "ordering": 0.0, "monotone": Z_TOL, "argmax": Z_TOL}.get(kind, np.nan)
@@ -271,9 +283,11 @@ def repeats(text: str, label: str = "") -> str:
 
 def _renderings(x: float) -> set[str]:
     """How a text may print ``x``: rounded to two significant digits or more, or exactly; with thousands commas and
-    as a percentage."""
+    as a percentage; an infinite ``x`` as "∞" (exact values, standard error 0, that differ)."""
     out = set()
     a = abs(float(x))
+    if np.isinf(a):
+        return {"∞"}
     for d in range(0, 5):
         for v, suffix in ((a, ""), (100 * a, "%")):
             r = round(v, d)
@@ -426,6 +440,7 @@ def tolerance_table() -> pd.DataFrame:
                                        "(the two-sided level of 3 standard errors for one point)"),
         ("ALL", ALL, "share of points a claim without a qualifier must hold at"),
         ("MOST", MOST, "share of points for 'in most cases'"),
+        ("SOME", "one point", "'in some cases': the statement holds as soon as it holds at one point"),
         ("PARTLY_MARGIN", PARTLY_MARGIN, "'partly reproduced': the share that passes is at least the required "
                                          "share minus this (and above one half)"),
         ("PARTLY_TOL_FACTOR", PARTLY_TOL_FACTOR, "'partly reproduced' for a tolerance: every point within this "
@@ -435,6 +450,11 @@ def tolerance_table() -> pd.DataFrame:
         ("SIMILAR_F1", SIMILAR_F1, "'similar' F1 (the validation chapter's reading of section 5.3)"),
         ("ALMOST_FULL", ALMOST_FULL, "'almost full utility': F1 at least 1 minus this"),
         ("SIMILAR_FACTOR", SIMILAR_FACTOR, "'similar' estimation variance: within this factor"),
+        ("EQUIVALENT_F1", EQUIVALENT_F1, "margin of practical equivalence of two predicted F1 scores: a difference "
+                                         "section 4.3 calls immaterial ('slightly change in these parameters does "
+                                         "not affect the final result much')"),
+        ("A_LOT", A_LOT, "'deteriorate a lot': at least this share of the best utility lost"),
+        ("FEW_DOZEN", FEW_DOZEN, "'a few dozen': at most five dozen"),
         ("CLOSE_CORRELATION", CLOSE_CORRELATION, "a 'close' correlation: Pearson r within this of 1"),
         ("COUNT_TOL", COUNT_TOL, "a count or an identity: exact"),
         ("EQUAL_SPLIT_TOL", EQUAL_SPLIT_TOL, "'equal' bits per round: differ by at most one bit"),

@@ -10,7 +10,8 @@
 * :func:`dprime_penalty_findings` -- what the integer ``d'`` costs, read from the figure's data;
 * :func:`wire_findings` -- what one user sends;
 * :func:`ldp_ratio_check` -- the eps-LDP inequality on the oracles' exact output
-  distributions, and a chi-square test of ``privatize`` against them.
+  distributions, and a chi-square test of ``privatize`` against them; :func:`ldp_check_rows` its ratios as rows of
+  :func:`oracle_simulation`'s table (the table the claims read).
 
 ``sympy`` (the book's extra) is imported where it is used.  Its expressions here are in the chapter's symbols,
 which :func:`symbols` creates: ``sympy`` symbols of the same name and assumptions are the same symbol.
@@ -29,7 +30,7 @@ from ....oracles.formulas import default_d_prime, grr_variance, olh_variance
 
 __all__ = ["symbols", "estimator_latex", "grr_variance_findings", "olh_latex", "olh_variance_findings",
            "oracle_simulation", "example_findings", "dprime_penalty_findings", "wire_findings", "ldp_ratio_check",
-           "variance_curves", "dprime_ratios", "grr_olh_ends"]
+           "ldp_check_rows", "LARGEST_RATIO", "SMALLEST_RATIO", "variance_curves", "dprime_ratios", "grr_olh_ends"]
 
 #: the series of :func:`variance_curves`' panel (a) that marks the integer ``d' = ceil(e^eps + 1)`` the oracle runs
 INTEGER_DPRIME = "d' = ceil(e^eps + 1)"
@@ -347,6 +348,39 @@ def ldp_ratio_check(epsilon: float, *, n_seeds: int, rng: np.random.Generator, v
                   oracles_ldp_olh_collide=float(np.mean(h1 == h2)), oracles_ldp_chi_grr=float(chi_grr.pvalue),
                   oracles_ldp_chi_olh=float(chi_olh.pvalue), oracles_ldp_dprime=int(o16.d_prime))
     return table, values
+
+
+#: the checks of :func:`ldp_check_rows` (the start of their ``check``)
+LARGEST_RATIO = "largest ratio Pr[report | v1] / Pr[report | v2]"
+SMALLEST_RATIO = "smallest ratio Pr[report | v1] / Pr[report | v2]"
+
+
+def ldp_check_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`ldp_ratio_check`'s ratios as rows of :func:`oracle_simulation`'s table: per oracle the largest ratio
+    against e^eps and the smallest against e^-eps (``statistic``: their ratio, 1 where the bound is met with
+    equality).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`ldp_ratio_check`'s table (``oracle``, e.g. ``"GRR (d = 8)"``, ``max_ratio``, ``min_ratio``,
+        ``e_eps``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``oracle, check, empirical, theory, statistic``; ``oracle`` the name alone (``"GRR"``), its setting in
+        ``check``.
+    """
+    rows = []
+    for r in table.itertuples():
+        name, _, setting = str(r.oracle).partition(" (")
+        detail = f", exact ({setting}" if setting else ", exact"
+        rows += [dict(oracle=name, check=LARGEST_RATIO + detail, empirical=r.max_ratio, theory=r.e_eps,
+                      statistic=r.max_ratio / r.e_eps),
+                 dict(oracle=name, check=SMALLEST_RATIO + detail, empirical=r.min_ratio, theory=1 / r.e_eps,
+                      statistic=r.min_ratio * r.e_eps)]
+    return pd.DataFrame(rows, columns=["oracle", "check", "empirical", "theory", "statistic"])
 
 
 def variance_curves(olh_var_dprime: Callable, *, epsilons: Sequence[float], grr_epsilons: Sequence[float],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ....oracles.formulas import grr_pq, grr_variance, min_population, olh_variance
@@ -15,11 +16,16 @@ from ...claims import rules as R
 from ...claims import verdicts as V
 from ...claims.claim import Alternative, Claim, ClaimFields, Measurement, MissingInput, Test
 from ...claims.measures import one
+from .compute import LARGEST_RATIO, SMALLEST_RATIO
 
-__all__ = ["CHAPTER", "NAME", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
+__all__ = ["CHAPTER", "NAME", "SIMULATION", "ENGINES", "PAPER", "frame", "paper_table", "CLAIMS"]
 
 CHAPTER, NAME = "01_frequency_oracles", "oracle-examples"
-ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)"}
+#: the table of the oracles' simulation (:func:`ldp.book.chapters.c01_frequency_oracles.compute.oracle_simulation`)
+SIMULATION = "oracle-simulation"
+ENGINES = {f"{CHAPTER}/{NAME}": "closed form (ldp.analysis)",
+           f"{CHAPTER}/{SIMULATION}": "GRR and OLH run many times (ldp.oracles, the users' side and the server's), "
+                                      "and their exact output distributions"}
 #: each quantity of :func:`frame`: the example, the quantity and the paper's printed value
 PAPER = {
     "grr_p_eps_ln49_d65536": ("GRR, eps = ln 49, d = 2^16", "p", "49/65584 ≈ 0.00075"),
@@ -77,13 +83,78 @@ def _m_olh_nmin(store):
                            _quantity(store, "olh_min_population_e10_f0.001_std0.7"), 4_410_000), exact)
 
 
+def _m_ldp(store) -> pd.DataFrame:
+    """Definition 1 on each oracle's exact output distributions (the ratio rows of the simulation's table,
+    :func:`~ldp.book.chapters.c01_frequency_oracles.compute.ldp_check_rows`): ln of the largest ratio
+    Pr[report | v1] / Pr[report | v2] against ε, and -ε against ln of the smallest (within exp(±ε))."""
+    t = store.load(CHAPTER, SIMULATION)
+    high = t[t["check"].str.startswith(LARGEST_RATIO)]
+    low = t[t["check"].str.startswith(SMALLEST_RATIO)]
+    if high.empty or low.empty:
+        raise MissingInput(f"{CHAPTER}/{SIMULATION} has no ratio of the exact output distributions (an older build)")
+    rows = [{"point": f"{o}{c.removeprefix(LARGEST_RATIO)}: {r:.7g} against exp(ε) = {e:.7g}", "a": np.log(e),
+             "b": np.log(r)} for o, c, r, e in zip(high["oracle"], high["check"], high["empirical"], high["theory"])]
+    rows += [{"point": f"{o}{c.removeprefix(SMALLEST_RATIO)}: {r:.7g} against exp(−ε) = {e:.7g}",
+              "a": np.log(r), "b": np.log(e)} for o, c, r, e in zip(low["oracle"], low["check"], low["empirical"],
+                                                                      low["theory"])]
+    return pd.DataFrame(rows).assign(se_a=0.0, se_b=0.0)[["point", "a", "se_a", "b", "se_b"]]
+
+
+def _m_unbiased(store) -> pd.DataFrame:
+    """Each oracle's mean estimate of the held value over the simulation's runs against its true count, with the
+    standard error of that mean (the estimates' variance over the runs, ``n_reps`` of the chapter's parameters)."""
+    t = store.load(CHAPTER, SIMULATION)
+    runs = (store.parameters(CHAPTER) or {}).get("n_reps")
+    if not runs:
+        raise MissingInput(f"the chapter's parameters give no n_reps, the runs behind {CHAPTER}/{SIMULATION}")
+    rows = []
+    for oracle, grp in t.groupby("oracle", sort=False):
+        mean = grp[grp["check"].str.startswith("mean")]
+        var = grp[grp["check"].str.startswith("variance, value 0")]
+        if mean.empty or var.empty:
+            raise MissingInput(f"{CHAPTER}/{SIMULATION} has no mean or no variance of {oracle}'s held value")
+        rows.append({"point": f"{oracle}: mean estimate of a value held by {mean['theory'].iloc[0]:,.0f} users "
+                              f"over {int(runs)} runs", "observed": float(mean["empirical"].iloc[0]),
+                     "expected": float(mean["theory"].iloc[0]),
+                     "se": math.sqrt(float(var["empirical"].iloc[0]) / int(runs))})
+    return pd.DataFrame(rows, columns=["point", "observed", "expected", "se"])
+
+
 _EXAMPLE: ClaimFields = dict(chapter=CHAPTER, reads=(f"{CHAPTER}/{NAME}",))
 _READ = "5-section-22-oracle-parameters"
 _PRINTED = R.WithinTolerance.printed  # within half a unit of the last printed digit
 #: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
 TABLES = {"oracle-examples": (("quantity", "value"),
-                              "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)")}
+                              "the worked examples of section 2.2 (GRR at eps = ln 49, OLH at e^eps = 10)"),
+          SIMULATION: (("oracle", "check", "empirical", "theory", "statistic"),
+                       "GRR and OLH run many times: the mean estimate of a held value against its true count (z), "
+                       "the variances against the formulas (ratio); and the largest and smallest ratio of a "
+                       "report's probability under two inputs, from their exact output distributions, against "
+                       "exp(±ε) (ratio)")}
 CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s21-definition-1", section="2.1", ref="Definition 1",
+          quote=r"satisfies $\epsilon$-local differential privacy ($\epsilon$-LDP), where $\epsilon \geq 0$, if and "
+                r"only if for any input $v_1,v_2 \in \Domain$, we have",
+          says="each oracle is ε-LDP",
+          note="Each oracle of the paper: GRR and OLH (PEM, SPM and MCM all report through OLH). For OLH a report is "
+               "the pair (H, y) and Pr[H] does not depend on the value, so the ratio is that of y given H(v1) and "
+               "H(v2), taken over the chapter's hash seeds. The oracles of the successors (OUE, HR, CMS, FLH; "
+               "chapter 08) are checked the same way, exactly, by the library's tests, not in this row.",
+          test=Test(what="the largest and smallest ratio Pr[report | v1] / Pr[report | v2] of GRR and OLH from "
+                         "their exact output distributions, against exp(ε) and exp(−ε) (logs), at the chapter's ε",
+                    measure=_m_ldp,
+                    rule=R.OrderingHolds(floor=None, ceiling=None,
+                                         what="the ratio within exp(±ε), to floating-point noise"),
+                    chapter=CHAPTER, reads=(f"{CHAPTER}/{SIMULATION}",))),
+    Claim(id="s2-eq2-unbiased", section="2.2.1", ref="eq. (2)",
+          quote=r"it is shown that this is an unbiased estimation of the true count",
+          says="(I_v − nq)/(p − q) is unbiased",
+          note="The paper states it of GRR's estimate and relies on it for OLH's, eq. (2): the same transformation "
+               "with q = 1/d' (the appendix: 'Given that ... are unbiased').",
+          test=Test(what="the mean estimate of a value held by a tenth of the users, over the simulation's runs, "
+                         "against its true count: GRR and OLH (eq. (2), the integer d')",
+                    measure=_m_unbiased, rule=R.WithinSE(), chapter=CHAPTER,
+                    reads=(f"{CHAPTER}/{SIMULATION}",))),
     Claim(id="s2-grr-example-p", section="2.2.1", ref="GRR example",
           quote=r"we have $p=\frac{49}{65584} \approx 0.00075$", says="p ≈ 0.00075 at ε = ln 49, d = 65,536",
           test=Test(what="GRR's p from the library against the printed value",

@@ -2,7 +2,8 @@
 
 * :func:`figure1_findings` -- the numbers the text quotes about Figure 1's protocols;
 * :func:`protocol_variants`, :func:`configuration_table`, :func:`configuration_parts`,
-  :func:`configuration_values` -- what each protocol chooses by itself at the evaluation's settings;
+  :func:`configuration_values`, :func:`plans_table` -- what each protocol chooses by itself at the evaluation's
+  settings;
 * :func:`demo_runs`, :func:`demo_summary`, :func:`steps_table`, :func:`demo_values` -- one demonstration run of
   each protocol and its per-step diagnostics;
 * :func:`plan_bars` -- Figure 1's bars, read from the protocols' plans
@@ -23,7 +24,7 @@ from ...plotting.tables import compress, share
 
 __all__ = ["is_whole", "figure1_findings", "protocol_variants", "configuration_table", "configuration_parts",
            "configuration_values", "demo_runs", "demo_summary", "rounds_frame", "steps_table", "demo_values",
-           "plan_bars"]
+           "plan_bars", "plans_table"]
 
 
 def is_whole(question, m: int) -> bool:
@@ -121,6 +122,32 @@ def configuration_table(epsilon: float, k: int, populations: Mapping[int, int], 
             rows.append(_configuration(name, P, n))
     assert all(row["_total"] <= query_limit for row in rows)
     return pd.DataFrame(rows).drop(columns="_total"), protocols
+
+
+def plans_table(protocols: Mapping, populations: Mapping[int, int]) -> pd.DataFrame:
+    """The numbers of each protocol's plan at each value length: groups, the last group's users, MCM's channels.
+
+    Parameters
+    ----------
+    protocols : mapping
+        ``(m, variant) -> protocol``, as :func:`configuration_table` returns it.
+    populations : mapping of int to int
+        ``m -> n``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``m, n, protocol, groups, last_group_users, channels`` (``channels``: MCM's ``h``, NaN otherwise), one row
+        per (m, variant), read from the protocol objects and their plans.
+    """
+    rows = []
+    for (m, name), P in protocols.items():
+        n = int(populations[m])
+        plan = P.plan(n, rng=0)
+        rows.append({"m": int(m), "n": n, "protocol": name, "groups": int(plan.n_groups),
+                     "last_group_users": int(round(n * plan.fractions[-1])),
+                     "channels": float(P.channels) if P.name == "MCM" else np.nan})
+    return pd.DataFrame(rows)
 
 
 def configuration_parts(table: pd.DataFrame):

@@ -12,7 +12,9 @@ the prefix ``pem_``) and into its tables:
 * :func:`readings_table`, :func:`readings_findings`, :func:`monte_carlo_findings` -- the readings of eq. (5);
 * :func:`search_findings`, :func:`balanced_findings`, :func:`optimizer_curves`, :func:`optimizer_choices` -- the
   optimizer's search and its figure;
-* :func:`joint_findings` -- the appendix's joint estimator, simulated.
+* :func:`joint_findings` -- the appendix's joint estimator, simulated;
+* :func:`candidate_sizes`, :func:`gamma_above_eta` -- section 4.3's remarks on ``|C_i|`` against ``k`` and on
+  ``gamma`` against ``eta``, by the model.
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ __all__ = ["setting_findings", "toy_findings", "rounds_table", "rule_findings", 
            "support_findings", "support_table", "threshold_findings", "round_probability_findings",
            "round_probability_table", "rule_utility", "per_round_table", "readings_table", "readings_findings",
            "monte_carlo_findings", "search_findings", "balanced_findings", "joint_findings", "optimizer_curves",
-           "OPTIMIZER_READINGS", "optimizer_readings", "optimizer_choices"]
+           "OPTIMIZER_READINGS", "optimizer_readings", "optimizer_choices", "REMARK_KS", "candidate_sizes",
+           "gamma_above_eta"]
 
 #: ranks ``j`` (1-based) the chapter's table of ``P_1(j)`` shows, of ``k = 16``
 SHOWN_RANKS = (1, 2, 4, 8, 12, 15, 16)
@@ -474,3 +477,67 @@ def optimizer_choices(curves: pd.DataFrame, *, choice: str, readings: pd.DataFra
         raise MissingResult("the optimizer's figure has no optimizer choice" + (f" under {reading}" if reading else ""))
     return pd.DataFrame(rows)
 
+
+
+#: the numbers of heavy hitters of section 4.3's remark on ``|C_i|`` (our grid: the paper names no k)
+REMARK_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+#: the competitor models of eq. (5) (:func:`ldp.analysis.round_identification_probability`): the optimizer's, then
+#: the paper's
+_MODELS = ("lower", "paper")
+
+
+def candidate_sizes(ks: Sequence[int], epsilons: Sequence[float], m: int, *, n, query_limit: int) -> pd.DataFrame:
+    """``|C_i|`` of :func:`ldp.analysis.optimize_pem` when it also searches it (``cand_sizes="search"``).
+
+    The optimizer keeps the same ``|C_i|``, one of ``{ceil(k/2), k, 2k, 4k}``, in every round before the last
+    (the last keeps ``k``); for each ``k``, ``epsilon`` and competitor model of eq. (5) (``"lower"``, the
+    optimizer's, and ``"paper"``) this is its choice and its predicted F1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``k, epsilon, model, gamma, etas, cand_size, ratio, predicted_f1, saturated``: ``cand_size`` the
+        ``|C_i|`` before the last round (NaN with one round), ``ratio`` that over ``k``, ``saturated`` True where
+        the predicted F1 is 1 (to 1e-9: every ``|C_i|`` then ties, the choice says nothing).
+    """
+    rows = []
+    for k in ks:
+        for eps in epsilons:
+            for model in _MODELS:
+                c = optimize_pem(eps, k, m, n=n, query_limit=query_limit, cand_sizes="search", competitors=model)
+                size = float(c.cand_sizes[0]) if c.g > 1 and c.cand_sizes else np.nan
+                f1 = _predicted_f1(c)
+                rows.append({"k": int(k), "epsilon": float(eps), "model": model, "gamma": c.gamma,
+                             "etas": str(tuple(int(e) for e in c.etas)), "cand_size": size, "ratio": size / k,
+                             "predicted_f1": f1, "saturated": f1 >= 1 - 1e-9})
+    return pd.DataFrame(rows)
+
+
+def gamma_above_eta(ks: Sequence[int], epsilons: Sequence[float], m: int, *, n, query_limit: int,
+                    above: Sequence[int] = (1, 2)) -> pd.DataFrame:
+    """Predicted F1 (eq. (4), the optimizer's model) of PEM with ``gamma`` slightly larger than ``eta``, and of
+    :func:`ldp.analysis.optimize_pem`'s choice (``gamma = ceil(log2 k)``).
+
+    Every configuration of :func:`ldp.analysis.candidate_configs` within ``query_limit`` with ``eta`` bits in each
+    round but the last (which takes the leftover), ``|C_i| = k`` and ``gamma - eta`` in ``above``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``k, epsilon, series, gamma, eta, etas, domains, predicted_f1``: ``series`` is ``"γ = η + 1"``, ...
+        or ``"optimize_pem's choice"`` (``eta`` its largest ``eta[i]``); ``domains`` the ``|D_i|`` as a tuple.
+    """
+    rows = []
+    for k in ks:
+        configs = [c for gamma in range(1, m) for c in candidate_configs(k, m, query_limit=query_limit, gammas=[gamma],
+                                                                          eta_layout="leftover")
+                   if c.gamma - c.etas[0] in above]
+        for eps in epsilons:
+            f1 = evaluate_configs(configs, eps, n=n, competitors="lower")["f1"] if configs else []
+            chosen = optimize_pem(eps, k, m, n=n, query_limit=query_limit)
+            entries = [(f"γ = η + {c.gamma - c.etas[0]}", c, f) for c, f in zip(configs, f1)]
+            for series, c, f in [*entries, ("optimize_pem's choice", chosen, _predicted_f1(chosen))]:
+                rows.append({"k": int(k), "epsilon": float(eps), "series": series, "gamma": c.gamma,
+                             "eta": max(c.etas[:-1] or c.etas), "etas": str(tuple(int(e) for e in c.etas)),
+                             "domains": str(tuple(int(d) for d in c.domain_sizes)), "predicted_f1": float(f)})
+    return pd.DataFrame(rows)

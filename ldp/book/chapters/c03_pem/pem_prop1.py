@@ -16,13 +16,16 @@ from matplotlib.ticker import FuncFormatter
 from ....analysis import appendix
 from ...claims import rules as R
 from ...claims import verdicts as V
-from ...claims.claim import Alternative, Claim, MissingInput, Test
+from ...claims.claim import Alternative, Claim, MissingInput, Readings, Test
 from ...plotting import render, series_colors
 
-__all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
+__all__ = ["NAME", "IDENTITY", "ENGINES", "TITLES", "frame", "identity_frame", "draw", "CLAIMS"]
 
 NAME = "fig-pem-prop1"
-ENGINES = {NAME: "closed form, eq. (6) (ldp.analysis)"}
+#: the table of eq. (6) against eq. (5) (:func:`identity_frame`)
+IDENTITY = "eq6-identity"
+ENGINES = {NAME: "closed form, eq. (6) (ldp.analysis)",
+           f"03_pem/{IDENTITY}": "closed form, eqs. (5), (6) (ldp.analysis)"}
 TITLES = {NAME: "Proposition 1"}
 _DIFF, _RATIO = "P1 - P2", "E(eps/g) / (E(eps)/g)"
 
@@ -47,6 +50,14 @@ def frame(grid: pd.DataFrame, *, lemma_epsilons=None, d_prime="real") -> pd.Data
     parts.append(pd.DataFrame({"panel": ["d"], "series": "horizontal line 1", "value": 1.0}))
     data = pd.concat(parts, ignore_index=True)[["panel", "series", "g", "epsilon", "f", "value"]]
     return data.astype({"g": "Int64"})
+
+
+def identity_frame(grid: pd.DataFrame, **kwargs) -> pd.DataFrame:
+    """The table ``03_pem/eq6-identity``: :func:`ldp.analysis.appendix.prop1_identity_table` of ``grid`` (keyword
+    arguments passed on) with ``eq5_text``, eq. (5) with the text's slots ``(k - j + 1)/N`` at the same cells."""
+    table = appendix.prop1_identity_table(grid, **kwargs)
+    text = appendix.prop1_identity_table(grid, **kwargs, slots="text")
+    return table.assign(eq5_text=text["eq5"].to_numpy())[["g", "epsilon", "f", "eq6", "eq5", "eq5_text", "difference"]]
 
 
 def draw(data: pd.DataFrame):
@@ -114,8 +125,28 @@ def _m_lemma1(store, table: str | None = None):
                          "a": 1.0, "se_a": 0.0, "b": d["value"].to_numpy(), "se_b": 0.0})
 
 
+def _m_eq6(store, eq5: str = "eq5") -> pd.DataFrame:
+    """Eq. (6) against eq. (5) (``eq5``: the printed slots; ``eq5_text``: the text's) on the chapter's table."""
+    t = store.load("03_pem", IDENTITY)
+    return pd.DataFrame({"point": [f"g = {int(g)}, ε = {e:.3g}, f = {f:.3g}" for g, e, f in
+                                   zip(t["g"], t["epsilon"], t["f"])], "value": t["eq6"], "target": t[eq5]})
+
+
 _INT = "the OLH that runs (integer d' = ⌈e^ε + 1⌉, eq. (5)), not the appendix's p = 1/2, q = 1/(e^ε + 1)"
+#: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
+TABLES = {IDENTITY: (("g", "epsilon", "f", "eq6", "eq5", "eq5_text", "difference"),
+                     "eq. (6) against eq. (5) with the appendix's p = 1/2, q = 1/(e^eps + 1), on the grid's cells at "
+                     "three budgets (eq5: the printed slots (k - j)/N; eq5_text: the text's (k - j + 1)/N)")}
 CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s4-eq6-identity", section="Appendix", ref="eq. (6)",
+          quote=r"and (according to \olh) $p=\frac{1}{2}$, $q=\frac{1}{e^\epsilon+1}$ :",
+          says="eq. (5) with OLH's p = 1/2, q = 1/(e^ε + 1) is eq. (6)",
+          test=Test(what="eq. (6) against eq. (5) computed directly with p = 1/2, q = 1/(e^ε + 1), n/g users and the "
+                         "printed slots (k − j)/N, on the grid's cells at ε ≈ 0.5, 2, 6",
+                    measure=_m_eq6, rule=R.WithinTolerance(V.COUNT_TOL, "an identity: floating-point noise only"),
+                    chapter="03_pem", figure=NAME, reads=(f"03_pem/{IDENTITY}",), rests_on=(Readings.SLOTS,),
+                    other_readings=(Alternative("eq. (5) with the text's k − j + 1 slots, not the printed (k − j)/N",
+                                                Readings.SLOTS, lambda store: _m_eq6(store, "eq5_text")),))),
     Claim(id="s4-proposition-1", section="Appendix", ref="Proposition 1",
           quote=r"Numerical calculation also validate that $P_1>P_2$ in most cases.", says="P1 > P2 in most cases",
           test=Test(what="P1 − P2 > 0 over the (ε, g, f) grid", measure=_m_prop1,

@@ -7,6 +7,7 @@
 * :func:`figure2_findings`, :func:`figure3_findings`, :func:`figure4_findings` -- the numbers the text quotes about
   each figure (:func:`gaps`: where simulation and analysis differ most, and the other readings);
 * :func:`identification_summary`, :func:`utility_wide_table`, :func:`configurations_table` -- the tables shown;
+* :func:`independence_table` -- whether the top values are identified independently (section 4.2.1's approximation);
 * :func:`mirror_pairs`, :func:`distribution_ends` -- what the claims of Figures 3 and 4 compare;
 * :func:`round_model_utility` -- eq. (4)'s utility in a normal approximation of PEM's rounds, with the values
   below rank k at frequency zero (eq. (5)'s assumption) or at their own frequencies: what eq. (5) leaves out.
@@ -34,7 +35,7 @@ from ....protocols import PEM
 __all__ = ["READINGS", "Grids", "dist_name", "level_label", "binomial_se", "run_config", "identification_table",
            "utility_table", "where_identification", "where_utility", "gaps", "argmaxes", "figure2_findings",
            "identification_summary", "utility_wide_table", "figure3_findings", "figure4_findings",
-           "configurations_table", "mirror_pairs", "distribution_ends", "round_model_utility"]
+           "configurations_table", "mirror_pairs", "distribution_ends", "independence_table", "round_model_utility"]
 
 #: the three readings of eq. (5) the validation compares (keyword arguments of ``ldp.analysis``):
 #: the default (the text's k - j + 1 slots, the paper's N[i]), the lower-ranked heavy values as
@@ -320,6 +321,43 @@ def figure2_findings(ident: pd.DataFrame, setting: Mapping, *, repetitions: int)
         "validation_fig2_found_sim": float(default["sim"].sum()),
         "validation_fig2_found_analysis": float(default["analysis"].sum()),
         "validation_fig2_se_max": float(0.5 / np.sqrt(repetitions))}
+
+
+def independence_table(panels: Mapping[str, tuple[str, pd.DataFrame]], k: int) -> pd.DataFrame:
+    """Whether the top-``k`` values are identified independently of each other (section 4.2.1), per setting.
+
+    In each run, the count of the top ``k`` values PEM identifies is a sum of ``k`` indicators.  Were they
+    independent with the rates the runs show, ``r_j``, its variance over the runs would be
+    ``R / (R - 1) * sum_j r_j (1 - r_j)`` (``R`` runs; the factor matches the sample variance); the observed
+    variance is the sample variance of the counts.  "If one value has been identified as a heavy hitter, the
+    probability that another one is identified will be slightly lower": a ratio below 1.
+
+    Parameters
+    ----------
+    panels : mapping of str to (str, pandas.DataFrame)
+        As :func:`identification_table`'s (the grid's rows, run with ``rank_depth = k``).
+    k : int
+        Values tracked.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``panel, axis, level, n, m, epsilon, runs, found_mean, var_observed, var_independent``, one row per
+        (panel, setting).
+    """
+    rows = []
+    for panel, (axis, df) in panels.items():
+        for (n, m, eps), grp in df.groupby(["n", "m", "epsilon"], sort=False):
+            hits = np.zeros((len(grp), k))
+            for i, text in enumerate(grp["found_ranks"]):
+                hits[i, [r for r in json.loads(text) if r < k]] = 1.0
+            runs, count, rate = len(grp), hits.sum(axis=1), hits.mean(axis=0)
+            rows.append({"panel": panel, "axis": axis, "level": {"n": n, "m": m, "epsilon": eps}[axis], "n": n,
+                         "m": m, "epsilon": eps, "runs": runs, "found_mean": float(count.mean()),
+                         "var_observed": float(count.var(ddof=1)) if runs > 1 else np.nan,
+                         "var_independent": float((rate * (1 - rate)).sum() * runs / (runs - 1)) if runs > 1
+                         else np.nan})
+    return pd.DataFrame(rows)
 
 
 def identification_summary(ident: pd.DataFrame) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from ....values import group_values, match_sorted, prefix, sort_unique
 __all__ = ["METHODS", "AolStatus", "aol_status", "grid_dataset", "grid_datasets", "protocols_at", "per_method_table",
            "summary_value", "whole_value_report", "predicted_variance", "engine_comparison", "dataset_sizes",
            "variance_table", "ordered_pairs", "sizes_without_top", "part_ranks", "top_two_gap", "anomaly_table",
-           "ANOMALY_COLUMNS", "anomaly_view", "prefix_ranks"]
+           "ANOMALY_COLUMNS", "anomaly_view", "prefix_ranks", "FREQUENT"]
 
 #: the protocols of the evaluation, in the order of every legend and table
 METHODS = ("PEM", "MCM", "SPM")
@@ -177,20 +177,25 @@ def engine_comparison(runs_ref: pd.DataFrame, runs_proto: pd.DataFrame, protocol
     return pd.DataFrame(rows).set_index("method")
 
 
+#: section 2.2.2's frequency of a value worth recovering ("at least 0.1 % of the population")
+FREQUENT = 1e-3
+
+
 def dataset_sizes(runs: pd.DataFrame, k: int = 16) -> pd.DataFrame:
-    """Users, distinct values and ``k``-th largest frequency of each data set of a grid.
+    """Users, distinct values, ``k``-th largest frequency and values of frequency at least :data:`FREQUENT` of each
+    data set of a grid.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, n, n_distinct, f_<k>``, one row per data set in the grid's order.
+        Columns ``dataset, n, n_distinct, f_<k>, n_frequent``, one row per data set in the grid's order.
     """
 
     rows = []
     for name in dict.fromkeys(runs["dataset"]):
         ds = row_dataset(runs[runs["dataset"] == name].iloc[0])
         rows.append({"dataset": name, "n": int(ds.n), "n_distinct": int(ds.n_distinct),
-                     f"f_{k}": float(ds.top_frequencies(k)[-1])})
+                     f"f_{k}": float(ds.top_frequencies(k)[-1]), "n_frequent": int(len(ds.above(FREQUENT)))})
     return pd.DataFrame(rows)
 
 
@@ -247,13 +252,16 @@ def ordered_pairs(points: pd.DataFrame, at: Sequence[str], z: float, *, by: str 
 
 
 def sizes_without_top(ds: Dataset, name: str, k: int = 16) -> dict[str, Any]:
-    """``dataset, n, n_distinct, f_<k>`` of ``ds`` without its most frequent value (AOL's empty-query placeholder).
+    """``dataset, n, n_distinct, f_<k>, n_frequent`` of ``ds`` without its most frequent value (AOL's empty-query
+    placeholder).
 
     The row of :func:`ldp.experiments.summary.dataset_sizes` for the data set that reading gives.
     """
     counts = ds.top_counts(k + 1)
     n = int(ds.n) - int(counts[0])
-    return {"dataset": name, "n": n, "n_distinct": int(ds.n_distinct) - 1, f"f_{k}": float(counts[k]) / n}
+    frequent = int(np.count_nonzero(ds.ranked_counts[1:] >= FREQUENT * n))
+    return {"dataset": name, "n": n, "n_distinct": int(ds.n_distinct) - 1, f"f_{k}": float(counts[k]) / n,
+            "n_frequent": frequent}
 
 
 

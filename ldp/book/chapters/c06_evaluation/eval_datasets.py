@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ...claims import rules as R
-from ...claims.claim import Alternative, Cause, Claim, ClaimFields, MissingInput, Readings, Test
+from ...claims import verdicts as V
+from ...claims.claim import Alternative, Because, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
 from ...claims.measures import one
 from ...claims.readings import under
 from .compute import dataset_sizes
@@ -21,7 +22,8 @@ ENGINES = {f"{CHAPTER}/{NAME}": "the data sets themselves (ldp.datasets)"}
 
 
 def frame(runs: pd.DataFrame) -> pd.DataFrame:
-    """``dataset, n, n_distinct, f_16``: users, distinct values and 16th largest frequency of each data set."""
+    """``dataset, n, n_distinct, f_16, n_frequent``: users, distinct values, 16th largest frequency and values of
+    frequency at least 0.1 % of each data set."""
     return dataset_sizes(runs, k=16)
 
 
@@ -33,6 +35,29 @@ def _m_size(dataset: str, column: str, scale: float, target: float, what: str = 
         return one(what or f"{dataset}: {column.replace('_', ' ')} (in units of {scale:,.0f})",
                    float(t.loc[dataset, column]) / scale, target)
     return measure
+
+
+def _m_few_dozen(bound: int):
+    """Each data set's values of frequency at least 0.1 % against ``bound``."""
+    def measure(store):
+        t = store.load(CHAPTER, NAME)
+        if "n_frequent" not in t.columns:
+            raise MissingInput(f"{CHAPTER}/{NAME} has no count of the values at or above 0.1 % (an older build)")
+        return Measurement(pd.DataFrame({"point": t["dataset"] + ": values at or above 0.1 %", "a": float(bound),
+                                         "se_a": 0.0, "b": t["n_frequent"].astype(float), "se_b": 0.0}),
+                           "" if "AOL" in set(t["dataset"]) else "AOL is not in this build (its data file is absent)")
+    return measure
+
+
+def _c_few_dozen(store) -> Because:
+    """The data sets' counts of values at or above 0.1 % against five dozen, and against the other reading's 100."""
+    t = store.load(CHAPTER, NAME)
+    counts = ", ".join(f"{n} ({d})" for d, n in zip(t["dataset"], t["n_frequent"]))
+    ours, other = (int((t["n_frequent"] > bound).sum()) for bound in (V.FEW_DOZEN, 99))
+    return Because("reading", (
+        f"'a few dozen' read as at most {V.FEW_DOZEN}: {counts} values at 0.1 % or more, {ours} of {len(t)} above; "
+        f"read as under 100, {other} of {len(t)}"),
+        {"misfit": float(ours), "misfit_other": float(other)})
 
 
 def _n(store, dataset: str, column: str) -> int:
@@ -63,9 +88,24 @@ def _c_aol_users(store) -> str:
 
 
 #: the result tables this module's claims read (beside figure CSVs): name -> (columns, what it holds)
-TABLES = {"datasets": (("dataset", "n", "n_distinct", "f_16"),
-                       "users, distinct values and 16th largest frequency of each evaluation data set")}
+TABLES = {"datasets": (("dataset", "n", "n_distinct", "f_16", "n_frequent"),
+                       "users, distinct values, 16th largest frequency and values of frequency at least 0.1 % of each "
+                       "evaluation data set")}
 CLAIMS: tuple[Claim, ...] = (
+    Claim(id="s222-few-dozen", section="2.2.2", ref="values at 0.1 %",
+          quote=r"in most distributions there are likely no more than a few dozen of such values,",
+          says="a few dozen values at 0.1 % or more",
+          test=Test(what=f"values of frequency at least 0.1 % in each evaluation data set (URL stand-in, AOL, "
+                         f"synthetic), against {V.FEW_DOZEN} (five dozen)",
+                    measure=_m_few_dozen(V.FEW_DOZEN),
+                    rule=R.OrderingHolds(share=V.MOST, floor=None, ceiling=None,
+                                         what=f"at most {V.FEW_DOZEN} values (a few dozen) at or above 0.1 %"),
+                    rests_on=("url", Readings.FEW_DOZEN, Readings.URL, Readings.AOL, Readings.SYNTHETIC),
+                    cause=Cause("reading", _c_few_dozen),
+                    other_readings=(Alternative("'a few dozen' as fewer than 100: tens, not hundreds, against the "
+                                                "'up to 1000' the sentence sets it against", Readings.FEW_DOZEN,
+                                                _m_few_dozen(99)),),
+                    **_TABLE)),
     Claim(id="s61-url-size", section="6.1", ref="URL data set",
           quote=r"resulting a dataset containing $1.2$ million data points, and $27$ thousand unique urls.",
           says="1.2 million users", note="The stand-in is calibrated to these numbers, so they cannot test it.",

@@ -15,6 +15,7 @@ import seaborn.objects as so
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
+from ....oracles.formulas import olh_variance
 from ...claims import rules as R
 from ...claims import verdicts as V
 from ...claims.claim import Alternative, Because, Cause, Claim, ClaimFields, Measurement, MissingInput, Readings, Test
@@ -108,6 +109,35 @@ def _m_olh(store, expected: str = "var_pred"):
                          "expected": v[expected], "se": v["se"]})
 
 
+def _m_last_group(store) -> pd.DataFrame:
+    """PEM's users over the users of its last group, the one its released estimates come from, at each ε of Figure 9.
+
+    Read from the figure's eq. (3) column: ``var_pred`` is OLH's variance for the last group's ``n_g`` users scaled
+    by ``(n / n_g)^2``, so ``var_pred / olh_variance(ε, n) = n / n_g`` (``n``: the chapter's ``n_synthetic``).
+    """
+    n = (store.parameters(_CH) or {}).get("n_synthetic")
+    if not n:
+        raise MissingInput(f"the chapter's parameters give no n_synthetic, the users of {NAME}")
+    v = store.figure(NAME)
+    v = v[(v["protocol"] == "PEM") & v["var_pred"].notna()]
+    if v.empty:
+        raise MissingInput(f"{NAME} has no PEM")
+    groups = v["var_pred"].to_numpy(float) / np.array([float(olh_variance(e, float(n))) for e in v["epsilon"]])
+    return pd.DataFrame({"point": [f"ε = {g(e)}: its last group holds 1/{x:.4g} of the users"
+                                   for e, x in zip(v["epsilon"], groups)], "value": groups, "target": 6.0})
+
+
+def _c_last_group(store) -> Because:
+    """PEM's groups in Figure 9's runs (the users over its last group's) against the six of one sixth."""
+    m = _m_last_group(store)
+    w = m.loc[(m["value"] - m["target"]).abs().idxmax()]
+    gap = abs(float(w["value"] - w["target"]))
+    return Because("genuine", (
+        f"the book's optimizer gives PEM {w['value']:.0f} groups, as section 4.3's maximal η (13) does: at "
+        f"{w['point'].split(':')[0]} its last holds 1/{w['value']:.4g} of the users, {gap:.3g} from a sixth's 6, "
+        f"which needs η = 10 or 11"), {"gap": gap})
+
+
 def _c_olh(store) -> Because:
     """Eq. (3) against the exact variance of the released (scaled) estimate where they differ most: what our reading
     predicts against what is observed."""
@@ -133,6 +163,16 @@ CLAIMS: tuple[Claim, ...] = (
                     rule=R.OrderingHolds(floor=None, ceiling=None, what="Var(SPM) at least Var(MCM)"),
                     rests_on=("mcm", "spm", Readings.SPM, Readings.MCM, _SCALED),
                     other_readings=(Alternative(_PART, Readings.SPM, under(_m_mcm_spm, _CH, "partition")),), **_FIG9)),
+    Claim(id="fig9-one-sixth", section="6.2.6", ref="Figure 9, PEM's last group",
+          quote=r"As a comparison, \itergroup uses only the last group, which is one sixth of users,",
+          says="last group: a sixth of the users",
+          note="One sixth means g = 6 groups: η = 10 or 11 for k = 16, m = 64. Section 4.3's rule (η the largest "
+               "within the query limit, 13) and the optimizer the book runs give g = 5.",
+          test=Test(what="the users over the users of PEM's last group, whose whole-value reports give its released "
+                         "estimates, at each ε of Figure 9 (from the figure's eq. (3) column)",
+                    measure=_m_last_group,
+                    rule=R.WithinTolerance(0.05, "one sixth: the last of 6 equal groups, up to the rounding of "
+                                                 "the group sizes"), cause=Cause("genuine", _c_last_group), **_FIG9)),
     Claim(id="fig9-pem-similar", section="6.2.6", ref="Figure 9", quote=r"and achieves similar estimation accuracy.",
           says="Var(PEM) similar to Var(MCM)",
           note="The paper's PEM gives the last group one sixth of the users; our optimiser picks 5 groups.",
