@@ -289,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             _report(name, cells, seconds, rows, lines, args, {
                 "chapter": name, "mode": mode, "scheduling": scheduling, "jobs": args.jobs,
                 "load_before": round(load_before, 2), "load_after": round(load_after, 2), "date": provenance.now(),
-                **facts}, f"({time.perf_counter() - t0:.0f} s with kernel start)")
+                **facts}, f"({'the whole run:' if len(batch) > 1 else 'with its kernel:'} "
+                f"{time.perf_counter() - t0:.0f} s)")
             print("\n".join(lines[first:]), flush=True)
     if args.out is not None:
         new = pd.DataFrame(rows)
