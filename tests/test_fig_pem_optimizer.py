@@ -59,7 +59,7 @@ def test_claims_compare_the_optimizer_with_the_rule(inputs, tmp_path):
     n = obs["numbers"]
     assert obs["cause_class"] == "genuine" and json.loads(obs["cause_numbers"]) == {"gap": float("inf")}
     assert "∞ standard errors" in obs["cause"] and f"{n['series'] - n['monotone']} of {n['series']}" in obs["cause"]
-    assert f"N_j), {n['series']} rise" in obs["cause"]
+    assert f"N_j, {n['series']} rise" in obs["cause"]
 
 
 def _curves(inputs, **shift):

@@ -99,7 +99,7 @@ def answer_sentences(table: pd.DataFrame) -> list[str]:
        of the two;
     2. the analysis against simulation: the points of Figures 2-4 where they agree within noise;
     3. the verdicts of the paper's result sentences, counted;
-    4. what did not reproduce (each sentence linked to its evidence, with the class of its cause);
+    4. what did not reproduce (each sentence linked to its evidence, the class of its cause in brackets);
     5. the largest difference (:func:`ldp.book.claims.largest_differences`) and its cause, whole.
 
     Every number, verdict and cause is read from ``table`` (:func:`ldp.book.claims.evaluation`'s); a sentence
@@ -113,14 +113,14 @@ def answer_sentences(table: pd.DataFrame) -> list[str]:
                + _join([f"{c} {COUNT_WORDS[v]}" for v, c in counts.items()]) + ".")
     missed = paper[paper["verdict"] == V.NOT_REPRODUCED]
     if len(missed):
-        out.append("Not reproduced, by the class of their cause: " + "; ".join(
+        out.append("Not reproduced: " + "; ".join(
             _join([f"{{ref}}`{cell(r['ref'])} <{anchor(r['id'])}>`" for _, r in grp.iterrows()])
             + f" ({cause_label(kind)})" for kind, grp in missed.groupby("cause_class", sort=False)) + ".")
     top = largest_differences(rows, 1)
     if len(top):
         r = top.iloc[0]
-        out.append(f"The largest difference is in {{ref}}`{cell(r['ref'])} <{anchor(r['id'])}>` "
-                   f"(“{cell(r['paper'])}”, {r['verdict']}); its cause: {sentence_end(cell(r['cause']))}")
+        out.append(f"The largest difference, {{ref}}`{cell(r['ref'])} <{anchor(r['id'])}>`: "
+                   f"{sentence_end(cell(r['cause']))}")
     return out
 
 

@@ -133,9 +133,9 @@ def _c_last_group(store) -> Because:
     w = m.loc[(m["value"] - m["target"]).abs().idxmax()]
     gap = abs(float(w["value"] - w["target"]))
     return Because("genuine", (
-        f"the book's optimizer gives PEM {w['value']:.0f} groups, as section 4.3's maximal η (13) does: at "
-        f"{w['point'].split(':')[0]} its last holds 1/{w['value']:.4g} of the users, {gap:.3g} from a sixth's 6, "
-        f"which needs η = 10 or 11"), {"gap": gap})
+        f"PEM runs {w['value']:.0f} groups, as section 4.3's maximal η (13) gives: at {w['point'].split(':')[0]} "
+        f"the last holds 1/{w['value']:.4g} of the users, {gap:.3g} group short of six (η = 10 or 11)"),
+        {"gap": gap})
 
 
 def _c_olh(store) -> Because:
