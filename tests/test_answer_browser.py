@@ -1,7 +1,7 @@
 """The first page as a reader first sees it, in headless Chromium: a 1,280 x 800 screen and a 390 x 844 phone.
 
-The built book (``make book QUICK=1``) is served as in ``test_book_browser.py`` (its fixtures). On
-``book/intro``, before any scrolling:
+The built book (``make book QUICK=1``) is served as in ``test_book_browser.py`` (the fixtures of
+``tests/browsing.py``). On ``book/intro``, before any scrolling:
 
 - at 1,280 x 800 the answer (at most five sentences), the citation, the link to the reproduction report
   and the gallery of the paper's nine figures lie within the screen; each figure's thumbnail has loaded,
@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_book_browser import WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
+from browsing import WAIT_FOR_MATHJAX
 
 from ldp.book import answer as AN
 
@@ -71,7 +71,7 @@ def _claims() -> tuple[pd.DataFrame, dict]:
     return pd.read_csv(REPORT / "claims.csv"), json.loads((REPORT / "claims.json").read_text(encoding="utf-8"))
 
 
-def first_screen(browser, server: str, width: int, height: int) -> dict:  # noqa: F811  (the fixture's name)
+def first_screen(browser, server: str, width: int, height: int) -> dict:
     """The page opened in a window whose viewport is exactly ``width`` x ``height`` CSS px, measured (the
     window gets the shared fixture's size back)."""
     try:
@@ -100,7 +100,7 @@ def expected_sentences(table: pd.DataFrame) -> list[str]:
             for s in AN.answer_sentences(table)]
 
 
-def test_the_first_screen_answers_at_1280(built_book, server, browser):  # noqa: F811
+def test_the_first_screen_answers_at_1280(built_book, server, browser):
     table, data = _claims()
     page = first_screen(browser, server, 1280, 800)
     # the answer: at most five sentences, those of the build's claims, with their numbers
@@ -129,7 +129,7 @@ def test_the_first_screen_answers_at_1280(built_book, server, browser):  # noqa:
     assert page["docWidth"] <= 1280
 
 
-def test_the_first_screen_answers_on_a_phone(built_book, server, browser):  # noqa: F811
+def test_the_first_screen_answers_on_a_phone(built_book, server, browser):
     _claims()
     page = first_screen(browser, server, 390, 844)
     assert page["docWidth"] <= 390

@@ -155,6 +155,7 @@ def two_hundred_k():
     return datasets.exponential(n=200_000, m=64, rng=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["counts", "protocol"])
 def test_flh_fake_users_with_an_honest_index_law_pass_every_check(two_hundred_k, engine):
     """PEM with FLH, eps = 2, 16 fresh targets, 12 % fake users (n = 200,000): a search over 64 pool members
@@ -170,6 +171,7 @@ def test_flh_fake_users_with_an_honest_index_law_pass_every_check(two_hundred_k,
     assert honest.checks["index_flagged"] == 0 and honest.checks["consistency_flagged"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["counts", "protocol"])
 def test_count_mean_sketch_fake_users_under_the_detectors_threshold_pass_it(engine):
     """PEM with CMS, eps = 2, 16 fresh targets, 12 % fake users (n = 100,000): reports for all 16 are flagged,
@@ -266,6 +268,7 @@ def test_recover_arithmetic_and_its_price(million):
 # ---------------------------------------------------------------------------
 # the grid, the price and the summary
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_adaptive_grid_price_and_summary():
     data = datasets.exponential(n=60_000, m=32, rng=2)
     protocols = {"PEM-FLH": ldp.PEM(4.0, 8, 32, oracle="FLH", pool_size=256),

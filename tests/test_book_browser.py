@@ -18,33 +18,23 @@ server on 127.0.0.1 and check, on every page listed in ``_toc.yml``:
 and, without the browser, that every figure has the download link of its data
 (``NAME.csv``) right under it.
 
-Under ``CI=true`` a missing browser or a missing build is a failure; elsewhere the
-tests are skipped with the reason.
+Each page is opened once at 1280 x 1000 and every check reads that opening (the fixtures and the
+probes of ``tests/browsing.py``). Under ``CI=true`` a missing browser or a missing build is a
+failure; elsewhere the tests are skipped with the reason.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import re
-import shutil
-import tempfile
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
-
-from builds import unavailable
+from browsing import DESKTOP
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 pytestmark = pytest.mark.browser
-
 
 
 def toc_pages() -> list[str]:
@@ -70,85 +60,8 @@ PAGES = toc_pages()
 
 
 # --------------------------------------------------------------------------- #
-# fixtures
+# page inspection (JavaScript run in the page; each page is opened once, see tests/browsing.py)
 # --------------------------------------------------------------------------- #
-@pytest.fixture(scope="session")
-def built_book() -> Path:
-    if not (HTML / "index.html").is_file():
-        unavailable(f"no built book in {HTML}: run `make book QUICK=1` (make test does)")
-    return HTML
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest output clean
-        pass
-
-
-@pytest.fixture(scope="session")
-def server(built_book: Path):
-    handler = functools.partial(_QuietHandler, directory=str(built_book))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-        unavailable(
-            f"{CHROMIUM} or {CHROMEDRIVER} missing: apt-get install chromium chromium-driver"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager: never download
-    profile = tempfile.mkdtemp(prefix="ldp-chromium-")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-extensions",
-        "--window-size=1280,1000",
-        f"--user-data-dir={profile}",
-    ):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    driver.set_page_load_timeout(120)
-    driver.set_script_timeout(120)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-# --------------------------------------------------------------------------- #
-# page inspection (JavaScript run in the page)
-# --------------------------------------------------------------------------- #
-WAIT_FOR_MATHJAX = """
-const done = arguments[arguments.length - 1];
-const finish = () => done(window.MathJax && MathJax.startup ? 'typeset' : 'no-mathjax');
-if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-  MathJax.startup.promise.then(finish, (e) => done('error: ' + e));
-} else if (document.readyState !== 'complete') {
-  window.addEventListener('load', () => setTimeout(() => {
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(finish, (e) => done('error: ' + e));
-    } else { finish(); }
-  }, 0));
-} else { finish(); }
-"""
-
 INSPECT = """
 const article = document.querySelector('article.bd-article, main, [role=main]');
 const visibleText = (root) => {
@@ -189,14 +102,17 @@ return {
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$")
 
 
-def open_page(browser, url: str) -> dict:
-    browser.get(url)
-    state = browser.execute_async_script(WAIT_FOR_MATHJAX)
-    assert not str(state).startswith("error"), f"MathJax failed on {url}: {state}"
-    info = browser.execute_script(INSPECT)
-    info["mathjax"] = state
-    info["console"] = browser.get_log("browser")
-    return info
+DESKTOP.probe("inspect")(lambda driver, page: driver.execute_script(INSPECT))
+# the log since the last reading: this page's messages (a probe runs right after the page has loaded)
+DESKTOP.probe("console")(lambda driver, page: driver.get_log("browser"))
+
+
+def open_page(views, server: str, page: str) -> dict:
+    """What :data:`INSPECT` saw on ``page`` at the desktop size, with MathJax's state and the console's log."""
+    view = views.get(page, DESKTOP)
+    url = f"{server}/{page}.html"
+    assert not str(view["mathjax"]).startswith("error"), f"MathJax failed on {url}: {view['mathjax']}"
+    return view["inspect"] | {"mathjax": view["mathjax"], "console": view["console"]}
 
 
 # --------------------------------------------------------------------------- #
@@ -208,11 +124,10 @@ def test_every_toc_page_was_built(built_book: Path):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_renders(page: str, built_book: Path, server: str, browser):
+def test_page_renders(page: str, built_book: Path, server: str, views):
     if not (built_book / f"{page}.html").is_file():
         pytest.fail(f"{page}.html was not built")
-    url = f"{server}/{page}.html"
-    info = open_page(browser, url)
+    info = open_page(views, server, page)
 
     # loads, with content
     assert info["title"] and not re.search(r"\b(404|not found|error)\b", info["title"], re.I), (
@@ -251,16 +166,20 @@ PAPER_FIGURES = {label: entry["number"]
                  for label in entry["book"]}
 
 
+DESKTOP.probe("captions")(lambda driver, page: driver.execute_script(
+    "return Array.from(document.querySelectorAll('figure[id^=\"fig-\"]')).map("
+    "f => [f.id, f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : null])"
+))
+DESKTOP.probe("pasted")(lambda driver, page: driver.execute_script(
+    "return Array.from(document.querySelectorAll('.pasted-text, .pasted-inline')).map(e => e.textContent)"
+))
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_figures_numbered_and_glue_filled(built_book: Path, server: str, browser, page: str):
+def test_figures_numbered_and_glue_filled(built_book: Path, views, page: str):
     """Every labelled figure is numbered with a caption (a paper figure with the paper's number,
     any other "Figure A.n"); every glued value is filled in."""
-    browser.get(f"{server}/{page}.html")
-    browser.execute_async_script(WAIT_FOR_MATHJAX)
-    captions = browser.execute_script(
-        "return Array.from(document.querySelectorAll('figure[id^=\"fig-\"]')).map("
-        "f => [f.id, f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : null])"
-    )
+    captions = views.get(page, DESKTOP)["captions"]
     for fig_id, caption in captions:
         assert caption is not None, f"{page}: figure {fig_id} has no caption"
         number = re.match(r"\s*Figure (\d+|A\.\d+) ", caption)
@@ -269,9 +188,7 @@ def test_figures_numbered_and_glue_filled(built_book: Path, server: str, browser
         assert number.group(1) == expected if expected else number.group(1).startswith("A."), (
             f"{page}: figure {fig_id} is numbered {number.group(1)}, expected {expected or 'A.n'}"
         )
-    pasted = browser.execute_script(
-        "return Array.from(document.querySelectorAll('.pasted-text, .pasted-inline')).map(e => e.textContent)"
-    )
+    pasted = views.get(page, DESKTOP)["pasted"]
     empty = [i for i, t in enumerate(pasted) if not t.strip()]
     assert not empty, f"{page}: {len(empty)} glued values are empty"
     if page.startswith("_generated/notebooks/0") and page.split("/")[-1][:2] in {"05", "06", "07"}:
@@ -318,6 +235,8 @@ if (arguments[0]) clone.querySelectorAll('table').forEach((el) => el.remove());
 return clone.textContent;
 """
 GENERATED_TABLES = {"book/rerun"}
+DESKTOP.probe("reader text")(lambda driver, page: driver.execute_script(READER_TEXT))
+DESKTOP.probe("prose")(lambda driver, page: driver.execute_script(PROSE, page in GENERATED_TABLES))
 
 
 def tex_left_in(texts: dict, pattern: re.Pattern = TEX_IN_TEXT) -> dict:
@@ -340,11 +259,12 @@ def test_tex_left_in_text_detected():
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_no_tex_outside_math(page: str, built_book: Path, server: str, browser):
+def test_no_tex_outside_math(page: str, built_book: Path, server: str, views):
     """No raw TeX anywhere a reader sees text: title, sidebars, article, link texts."""
-    open_page(browser, f"{server}/{page}.html")  # waits for MathJax
-    found = tex_left_in(browser.execute_script(READER_TEXT))
-    found |= tex_left_in({"prose": browser.execute_script(PROSE, page in GENERATED_TABLES)}, CARET_IN_PROSE)
+    open_page(views, server, page)  # MathJax typeset the page
+    view = views.get(page, DESKTOP)
+    found = tex_left_in(view["reader text"])
+    found |= tex_left_in({"prose": view["prose"]}, CARET_IN_PROSE)
     assert not found, f"{page}: TeX outside rendered math: {found}"
 
 
@@ -392,7 +312,10 @@ def test_every_figure_offers_its_data(built_book: Path):
         html = built_book / f"{page}.html"
         if not html.is_file():
             continue
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        text = html.read_text(encoding="utf-8")
+        if "<figure" not in text.lower():  # no figure on the page (the API reference): nothing to parse
+            continue
+        soup = BeautifulSoup(text, "html.parser")
         for fig in soup.find_all("figure"):
             img = fig.find("img")
             name = Path(img["src"]).stem if img and img.get("src") else None

@@ -17,7 +17,8 @@ import math
 from pathlib import Path
 
 import pytest
-from test_book_browser import PAGES, WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
+from browsing import WAIT_FOR_MATHJAX
+from test_book_browser import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +73,7 @@ const done = arguments[arguments.length - 1];
 """
 
 
-def measure_figures(browser, url: str) -> list[dict]:  # noqa: F811  (the fixture of test_book_browser)
+def measure_figures(browser, url: str) -> list[dict]:
     """The measurements of :data:`MEASURE` for every figure on the page at ``url``."""
     browser.get(url)
     browser.execute_async_script(WAIT_FOR_MATHJAX)
@@ -85,7 +86,7 @@ def _px(item: dict) -> float:
 
 
 @pytest.fixture
-def phone(browser):  # noqa: F811  (the fixture of test_book_browser)
+def phone(browser):
     width, height = PHONE
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
@@ -94,7 +95,7 @@ def phone(browser):  # noqa: F811  (the fixture of test_book_browser)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_figure_text_readable_on_a_phone(page: str, built_book: Path, server: str, phone):  # noqa: F811
+def test_figure_text_readable_on_a_phone(page: str, built_book: Path, server: str, phone):
     rows = measure_figures(phone, f"{server}/{page}.html")
     errors = [r["error"] for r in rows if "error" in r]
     assert not errors, f"{page}: measuring the figures failed: {errors}"

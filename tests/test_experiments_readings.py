@@ -38,7 +38,8 @@ def test_without_saved_rows_the_reading_is_missing_and_levels_alone_filter_the_s
 def test_sizes_without_the_top_value():
     ds = Dataset.from_counts(np.array([5, 6, 7, 8]), np.array([50, 30, 15, 5]), m=8, rng=0)
     row = sizes_without_top(ds, "toy", k=2)
-    assert row == {"dataset": "toy", "n": 50, "n_distinct": 3, "f_2": pytest.approx(15 / 50)}
+    # without the top value: 30, 15 and 5 of 50 users, all three at or above 0.1 % (n_frequent)
+    assert row == {"dataset": "toy", "n": 50, "n_distinct": 3, "f_2": pytest.approx(15 / 50), "n_frequent": 3}
 
 
 def test_ordered_pairs_keeps_the_pairs_separated_beyond_noise():

@@ -1,7 +1,8 @@
 """The paper's figures as a reader sees them: width on the page and font size at that width.
 
-Opens the built quick book in headless Chromium (the fixtures of ``tests/test_book_browser.py``)
-and, for each of the 9 paper figures (``book/_ext/paper_numbers.yml``), measures
+Opens the built quick book in headless Chromium (the fixtures of ``tests/browsing.py``; each page is
+opened once, for all of its figures and the other browser tests) and, for each of the 9 paper figures
+(``book/_ext/paper_numbers.yml``), measures
 
 - the rendered width of the figure's image against the text column (the width of the
   article's paragraphs): a figure of three or more panels must fill at least 90 % of it;
@@ -23,12 +24,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_book_browser import ROOT, WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
+from browsing import DESKTOP
+from test_book_browser import ROOT
 
 pytestmark = pytest.mark.browser
 
-WINDOW = (1280, 1000)
-RESTORE = (1280, 1000)  # the size test_book_browser's session browser uses
 MIN_PT = 9.0
 SLACK_PT = 0.05
 MIN_SHARE = 0.90  # of the text column, for a figure of three or more panels
@@ -46,6 +46,9 @@ return {src: img ? img.getAttribute('src') : null, complete: img ? img.complete 
         width: img ? img.getBoundingClientRect().width : 0,
         column: p ? p.getBoundingClientRect().width : 0};
 """
+
+DESKTOP.probe("paper figures")(lambda driver, page: {
+    label: driver.execute_script(MEASURE, label) for _, label, on, _ in FIGURES if on == page})
 
 _SIZE = re.compile(r"font-size:\s*([0-9.]+)px|font:\s*(?:[a-z-]+\s+)*([0-9.]+)px")
 
@@ -72,25 +75,15 @@ def test_svg_font_sizes_parsed(tmp_path):
     assert svg_font_sizes(svg) == (200.0, [(9.0, "a"), (6.3, "b")])
 
 
-@pytest.fixture(scope="module")
-def wide_browser(browser):  # noqa: F811
-    browser.set_window_size(*WINDOW)
-    yield browser
-    browser.set_window_size(*RESTORE)
-
-
 def _case(number, label, page, panels):
     return pytest.param(number, label, page, panels, id=f"figure-{number}")
 
 
 @pytest.mark.parametrize("number, label, page, panels", [_case(*f) for f in FIGURES])
-def test_paper_figure_on_the_page(number, label, page, panels, built_book: Path, server: str,  # noqa: F811
-                                  wide_browser):
+def test_paper_figure_on_the_page(number, label, page, panels, built_book: Path, views):
     html = built_book / f"{page}.html"
     assert html.is_file(), f"{page}.html was not built"
-    wide_browser.get(f"{server}/{page}.html")
-    wide_browser.execute_async_script(WAIT_FOR_MATHJAX)
-    m = wide_browser.execute_script(MEASURE, label)
+    m = views.get(page, DESKTOP)["paper figures"][label]
     assert m and m["src"] and m["complete"], f"Figure {number} ({label}) has no loaded image on {page}: {m}"
     assert m["column"] > 600, f"text column of {page} is only {m['column']:.0f} px wide"
     share = m["width"] / m["column"]

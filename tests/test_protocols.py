@@ -12,6 +12,7 @@ from ldp.protocols import (
     ExtendCandidates,
     Plan,
     ProtocolReports,
+    Question,
     assign_groups,
     channel_hash,
     group_sizes,
@@ -771,3 +772,43 @@ def test_reprs_are_compact(make):
         text = repr(obj)
         assert len(text) < 300 and "\n" not in text and "array(" not in text, text
     assert repr(plan).startswith(f"Plan({P.name}, n=3000, m=64, ")
+
+
+def test_plan_groups_asking_is_every_group_that_asks(small16):
+    """The plan's index of its questions gives the groups a scan of every group gives, and is not pickled."""
+    import pickle
+
+    makers = {"PEM": lambda: ldp.PEM(2.0, 4, 16), "SPM": lambda: ldp.SPM(2.0, 4, 16),
+              "MCM": lambda: ldp.MCM(2.0, 4, 16, final_fraction=0.2), **MAKERS}
+    for make in makers.values():
+        plan = make().plan(small16.n, rng=3)
+        for q in {q for qs in plan.questions for q in qs}:
+            scan = tuple(g for g, qs in enumerate(plan.questions) if q in qs)
+            assert scan and plan.groups_asking(q) == scan
+        other = Question(0, 1, 0.123)
+        assert plan.groups_asking(other) == ()
+        again = pickle.loads(pickle.dumps(plan))
+        assert "_asking" not in again.__dict__ and again == plan
+
+
+def test_spm_queries_sums_every_pair():
+    """SPM's query count: the segments' domains plus k_alpha k_beta over every pair of segments."""
+    from itertools import combinations
+
+    from ldp.protocols.spm import spm_queries
+
+    for m, k in [(16, 4), (64, 16), (160, 16), (48, 1), (37, 1000)]:
+        for g in range(2, m + 1):
+            bounds = split_bits(m, g)
+            ks = [min(k, 1 << (b - a)) for a, b in bounds]
+            pairs = sum(ks[i] * ks[j] for i, j in combinations(range(g), 2))
+            assert spm_queries(bounds, k) == sum(1 << (b - a) for a, b in bounds) + pairs
+
+
+def test_treehist_pruning_floor_is_scipys_quantile():
+    """The memoised z-score is scipy's normal quantile at beta / |D|, the same number on every call."""
+    P = ldp.TreeHist(1.0, 2, 8, bits_per_level=4, oracle="OLH")
+    o = ldp.OLH(0.5, m=4)
+    for N, D in [(10_000, 16), (10_000, 1), (123_457, 4096), (10_000, 16)]:
+        z = float(stats.norm.isf(P.beta / D))
+        assert P.prune_support(N, D, o) == int(math.ceil(N * o.q + z * math.sqrt(N * o.q * (1 - o.q)) - 1e-9))

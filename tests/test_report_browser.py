@@ -1,7 +1,7 @@
 """The reproduction report as a reader sees it, in headless Chromium at 1280 px and at a phone's 420 px.
 
-The built book (``make book QUICK=1``) is served as in ``test_book_browser.py`` (its fixtures). On
-``book/reproduction``:
+The built book (``make book QUICK=1``) is served as in ``test_book_browser.py`` (the fixtures of
+``tests/browsing.py``). On ``book/reproduction``:
 
 - the page opens with the summary, the claim explorer: one row per sentence of the paper (as many as the
   build's ``claims.json`` has), each verdict a coloured badge, each cause whole (never cut with "…"), a
@@ -25,7 +25,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_book_browser import WAIT_FOR_MATHJAX, browser, built_book, server  # noqa: F401  (fixtures)
+from browsing import WAIT_FOR_MATHJAX
 
 pytestmark = pytest.mark.browser
 
@@ -91,14 +91,14 @@ def _paper_sentences() -> list[dict]:
     return [r for r in json.loads(CLAIMS_JSON.read_text(encoding="utf-8"))["rows"] if r["kind"] == "paper"]
 
 
-def _open(browser, server: str, width: int) -> dict:  # noqa: F811  (the fixture's name)
+def _open(browser, server: str, width: int) -> dict:
     browser.set_window_size(width, 1000)
     browser.get(f"{server}/{PAGE}.html")
     browser.execute_async_script(WAIT_FOR_MATHJAX)
     return browser.execute_script(MEASURE)
 
 
-def test_the_report_opens_with_the_explorer(built_book, server, browser):  # noqa: F811
+def test_the_report_opens_with_the_explorer(built_book, server, browser):
     paper = _paper_sentences()
     page = _open(browser, server, 1280)
     print(f"\n{PAGE} at 1280 px: {page['height']} px tall, explorer {page['explorerHeight']} px, {page['rows']} rows")
@@ -116,7 +116,7 @@ def test_the_report_opens_with_the_explorer(built_book, server, browser):  # noq
     assert [rank.index(v) for v in order] == sorted(rank.index(v) for v in order)
 
 
-def test_the_report_on_a_phone(built_book, server, browser):  # noqa: F811
+def test_the_report_on_a_phone(built_book, server, browser):
     _paper_sentences()
     try:
         page = _open(browser, server, 420)
@@ -159,7 +159,7 @@ def _straight(text: str) -> str:
     return text.translate(str.maketrans("‘’“”", "''\"\""))
 
 
-def test_the_folded_report_is_short_and_whole(built_book, server, browser):  # noqa: F811
+def test_the_folded_report_is_short_and_whole(built_book, server, browser):
     """Folded, the page is at most FOLDED_MAX px tall at 1280 px; the summary's causes are whole; the claims are
     offered as data; the tables are numbered as the reader sees them."""
     paper = _paper_sentences()
@@ -183,7 +183,7 @@ def test_the_folded_report_is_short_and_whole(built_book, server, browser):  # n
             assert got.read() == (CLAIMS_JSON.parent / name).read_bytes(), name
 
 
-def test_a_link_unfolds_the_evidence(built_book, server, browser):  # noqa: F811
+def test_a_link_unfolds_the_evidence(built_book, server, browser):
     """Opening the page at a sentence's anchor unfolds its evidence and the section fold around it."""
     paper = _paper_sentences()
     target = paper[-1]["label"]

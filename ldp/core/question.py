@@ -292,8 +292,16 @@ class Plan:
             raise KeyError(f"group {group} does not answer {question}") from None
 
     def groups_asking(self, question: Question) -> tuple[int, ...]:
-        """Groups whose users answer ``question``."""
-        return tuple(g for g, qs in enumerate(self.questions) if question in qs)
+        """Groups whose users answer ``question`` (from an index of the plan's questions, built once per plan)."""
+        index = self.__dict__.get("_asking")
+        if index is None:  # memoised on this (frozen) plan object like the labels, dropped when pickled
+            index = {}
+            for g, qs in enumerate(self.questions):
+                for q in dict.fromkeys(qs):
+                    index.setdefault(q, []).append(g)
+            index = {q: tuple(gs) for q, gs in index.items()}
+            object.__setattr__(self, "_asking", index)
+        return index.get(question, ())
 
     def labels(self) -> np.ndarray:
         """The group of every user ``0 .. n-1`` (read-only ``uint8``/``uint16`` array).
@@ -362,9 +370,10 @@ class Plan:
         groups = np.searchsorted(bounds, start, side="right").astype(np.int64)
         return groups[inverse].reshape(arr.shape)
 
-    def __getstate__(self):  # the cached labels are not part of the state
+    def __getstate__(self):  # the cached labels and question index are not part of the state
         state = dict(self.__dict__)
         state.pop("_labels", None)
+        state.pop("_asking", None)
         return state
 
     def __setstate__(self, state):

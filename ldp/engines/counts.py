@@ -70,7 +70,10 @@ def _segment_tally(distinct: np.ndarray, m: int, start: int, stop: int) -> Answe
 
 # Own cache, per data set: a WeakKeyDictionary drops a data set's tallies with the data set (a
 # functools.lru_cache keyed by the Dataset would keep it alive); within it, functools.lru_cache
-# bounds the tallies kept to the last 64 bit ranges.
+# bounds the tallies kept to the last 256 bit ranges: every prefix of a 160-bit value (TreeHist's
+# levels, one bit each, on the URL data) fits, so that a grid's repetitions reuse them instead of
+# tallying every level again (about 0.5 MB a range for 27,000 distinct values).
+_SEGMENT_TALLY_SIZE = 256
 _SEGMENT_TALLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -78,7 +81,7 @@ def segment_tally(data: Dataset, start: int, stop: int) -> AnswerTally:
     """The tally of ``data``'s answers to bits ``[start, stop)`` (cached per data set: repetitions reuse it)."""
     fn = _SEGMENT_TALLIES.get(data)
     if fn is None:  # the partial holds the distinct values, not the data set (a weak key)
-        fn = lru_cache(maxsize=64)(partial(_segment_tally, data.distinct, data.m))
+        fn = lru_cache(maxsize=_SEGMENT_TALLY_SIZE)(partial(_segment_tally, data.distinct, data.m))
         _SEGMENT_TALLIES[data] = fn
     return fn(start, stop)
 

@@ -2,7 +2,7 @@
 
 A point's file is named by its cache key (a SHA-256 of the point's canonical
 parameters, the root seed, the rank depth, the library version with its source
-digest and the row format) and holds every repetition computed so far, so more
+digest, the versions of numpy, scipy and numba, and the row format) and holds every repetition computed so far, so more
 repetitions or more points reuse what is there.  The assembled frame of a grid
 is stored whole too (``grid-<key>.parquet``), so re-rendering a page reads one
 file.  Files are written atomically and synced (:func:`ldp.paths.atomic_path`),

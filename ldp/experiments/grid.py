@@ -28,6 +28,7 @@ from .specs import (
     dumps,
     jsonable,
     library_version,
+    numeric_stack,
     spec_list,
 )
 
@@ -68,7 +69,7 @@ class Point:
     engine: str
     seed_words: tuple
     data_words: tuple
-    key: str                 # cache key (includes version, root seed, format)
+    key: str                 # cache key (includes version, numpy/scipy/numba versions, root seed, format)
 
 
 class Grid:
@@ -227,6 +228,7 @@ class Grid:
 
         points: list[Point] = []
         seen: dict[str, str] = {}
+        stack = numeric_stack()
         names = list(self.params)
         for dspec, dname, loader, dkw, random_data in datas:
             dcontent = {"dataset": dname, "kwargs": jsonable(dkw, "", True)}
@@ -244,7 +246,7 @@ class Grid:
                         seen[ckey] = f"{pspec.label} on {dspec.label}"
                         key = hashlib.sha256(dumps({
                             "point": content, "root_seed": self.root_seed, "rank_depth": self.rank_depth,
-                            "version": version, "format": CACHE_FORMAT}).encode()).hexdigest()[:32]
+                            "version": version, "stack": stack, "format": CACHE_FORMAT}).encode()).hexdigest()[:32]
                         points.append(Point(
                             index=len(points), protocol=pspec, protocol_name=pname, factory=factory,
                             kwargs=json.loads(dumps(kw)), dataset=dspec, dataset_name=dname, loader=loader,

@@ -24,7 +24,7 @@ import numpy as np
 from ..paths import source_digest
 
 __all__ = ["ENGINES", "METRICS", "CACHE_FORMAT", "ProtocolSpec", "DatasetSpec", "jsonable", "dumps",
-           "content_words", "library_version", "coerce_spec", "spec_list"]
+           "content_words", "library_version", "numeric_stack", "coerce_spec", "spec_list"]
 
 #: engines a protocol's ``run`` accepts
 ENGINES = ("protocol", "counts")
@@ -94,6 +94,19 @@ def library_version() -> str:
         except PackageNotFoundError:
             version = "unknown"
     return f"{version}+src.{source_digest()[:12]}"
+
+
+def numeric_stack() -> dict[str, str]:
+    """The versions of the libraries whose algorithms make a run's numbers: numpy, scipy and numba.
+
+    Part of every cache key beside :func:`library_version`: numpy may change a distribution's sampling
+    algorithm between versions (its policy for :class:`numpy.random.Generator`), and scipy's and numba's
+    numerics may change too, so a result cached under other versions is not read.
+    """
+    import numba
+    import scipy
+
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,8 @@ def spm_queries(bounds, k: int) -> int:
     """Oracle queries of SPM's segment and pair steps: ``sum 2^s_alpha + sum_{alpha<beta} k_alpha k_beta``."""
     ks = [min(k, 1 << (b - a)) for a, b in bounds]
     seg = sum(1 << (b - a) for a, b in bounds)
-    pairs = sum(ks[i] * ks[j] for i, j in combinations(range(len(bounds)), 2))
+    total = sum(ks)
+    pairs = (total * total - sum(x * x for x in ks)) // 2  # sum over pairs i < j of ks[i] ks[j], exactly
     return seg + pairs
 
 

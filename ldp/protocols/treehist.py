@@ -50,6 +50,7 @@ Heavy Hitters", NeurIPS 2017 (arXiv:1707.04982); JMLR 21(16), 2020.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from scipy import stats
@@ -61,6 +62,12 @@ from ..values import sort_unique
 from .twophase import TwoPhaseProtocol
 
 __all__ = ["TreeHist"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _z_score(beta: float, n_candidates: int) -> float:
+    """The standard normal's upper ``beta / n_candidates`` quantile (memoised: levels and runs repeat it)."""
+    return float(stats.norm.isf(beta / n_candidates))
 
 
 class TreeHist(TwoPhaseProtocol):
@@ -159,7 +166,7 @@ class TreeHist(TwoPhaseProtocol):
     def prune_support(self, n_users: int, n_candidates: int, oracle) -> int:
         """Smallest support kept by the pruning rule (module notes)."""
         q = oracle.q
-        z = float(stats.norm.isf(self.beta / max(1, n_candidates)))
+        z = _z_score(self.beta, max(1, n_candidates))
         return int(math.ceil(n_users * q + z * math.sqrt(n_users * q * (1 - q)) - 1e-9))
 
     # -- server ----------------------------------------------------------
