@@ -4,10 +4,13 @@ Every chapter of the book is a notebook in ``notebooks/`` whose code cell
 tagged ``parameters`` holds the paper's settings as type-annotated defaults,
 one per line, each with a ``# meaning`` comment::
 
-    repetitions: int = 10  # runs per point (paper: 10) [quick: 3]
+    repetitions: int = 10  # runs per point (paper: 10) [range: 1 ≤ x ≤ 1000] [quick: 3]
 
-The optional ``[quick: VALUE]`` at the end of the comment is the parameter's
-value in quick mode (``make book QUICK=1``, the tests, ``rerun --quick``).
+The ``[range: ...]`` mark states the values the parameter accepts (for a list,
+its items and its length; :mod:`~ldp.book.rerun.ranges`): every value given is
+checked against it before a kernel starts or a folder is made.  The optional
+``[quick: VALUE]`` at the end of the comment is the parameter's value in quick
+mode (``make book QUICK=1``, the tests, ``rerun --quick``).
 The values a notebook runs with are merged here, before anything runs::
 
     notebook defaults  <  quick values (with --quick)  <  your --set values
@@ -52,6 +55,7 @@ from .execution import (
     papermill_command,
     venv_jupyter_dir,
 )
+from .literals import MAX_LITERAL_CHARS
 from .notebooks import (
     NotebookError,
     cell_source,
@@ -75,6 +79,7 @@ from .parameters import (
     quick_parameters,
     resolve_parameters,
 )
+from .ranges import Range, in_range, parse_range, range_problem, repository_files
 from .run import RUNS_DIR_ENV, command_line, readable_markdown, rerun, run_folder
 from .runfolder import INCOMPLETE, MANIFEST, RunFolderError
 
@@ -86,4 +91,5 @@ __all__ = [
     "literal_value", "check_value", "parse_assignments", "parameter_listing", "resolve_parameters",
     "quick_parameters", "venv_jupyter_dir", "kernel_env", "ensure_kernel", "papermill_command", "execute",
     "error_report", "duration_text", "run_folder", "readable_markdown", "rerun", "command_line", "main",
+    "MAX_LITERAL_CHARS", "Range", "parse_range", "range_problem", "in_range", "repository_files",
 ]

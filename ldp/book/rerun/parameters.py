@@ -5,17 +5,12 @@ The values a notebook runs with are merged before anything runs::
     notebook defaults  <  quick values (with --quick)  <  your --set values
 
 Values are Python literals with constant arithmetic (:func:`literal_value`),
-checked against the parameter's declared type and, where the parameter's
-comment states it with a ``[range: ...]`` mark, its allowed range
-(:func:`check_value`), before the notebook starts.
-
-A range mark is a condition on ``x``, the value (for a list: each of its
-items), written before the ``[quick: ...]`` mark: comparisons, possibly
-chained, with numbers (``x ≥ 1``, ``0 < x < 1``, ``1 ≤ x ≤ 4096``),
-``x in ("caption", "text")``, and ``and`` / ``or`` between them
-(``x in (-1,) or x ≥ 1``).  It is written with ``≤``, ``≥`` and ``≠``
-because a parameter line holds no other ``=`` than its assignment
-(papermill's rule).
+checked against the parameter's declared type (a float, and each number of a
+list, must be finite) and, where the parameter's comment states it with a
+``[range: ...]`` mark, its allowed range (:func:`check_value`), before the
+notebook starts.  The grammar of the range mark, bounds on the value
+(``1 ≤ x ≤ 10**8``) and on a list's length (``; len ≤ 20``), is in
+:mod:`ldp.book.rerun.ranges`.
 """
 from __future__ import annotations
 
@@ -23,13 +18,14 @@ import ast
 import dataclasses
 import difflib
 import math
-import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .literals import MAX_LITERAL_CHARS, is_number, literal_value, shown
 from .notebooks import NotebookError, cell_source, read_notebook
+from .ranges import in_range, parse_range, range_problem
 
 __all__ = ["ParameterError", "Parameter", "TYPE_HINTS", "parameters_cell", "notebook_parameters", "literal_value",
            "check_value", "in_range", "parse_assignments", "parameter_listing", "resolve_parameters",
@@ -168,7 +164,7 @@ def notebook_parameters(nb_path: Path) -> dict[str, Parameter]:
         if rmark:
             help_text, range_text = help_text[:rmark.start()].rstrip(), rmark["value"].strip()
             try:
-                _range_tree(range_text)
+                parse_range(range_text)
             except ValueError as exc:
                 raise NotebookError(f"{name}: parameter {p['name']!r}: bad [range: {range_text}] mark: {exc}") \
                     from None
@@ -195,63 +191,6 @@ def notebook_parameters(nb_path: Path) -> dict[str, Parameter]:
         out[param.name] = param
     return out
 
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_MAX_INT_BITS = 256
-
-
-def literal_value(text: str) -> Any:
-    """A Python literal, with constant arithmetic, evaluated safely.
-
-    Accepts numbers, strings, ``True``/``False``/``None``, lists and tuples of
-    these, and ``+ - * / // % **`` between numbers (``2**20``, ``10**6``,
-    ``1/3``).  Nothing is executed: names, calls and attributes are refused.
-
-    Raises
-    ------
-    ValueError
-        The text is not such a literal (the message says why).
-    """
-    try:
-        tree = ast.parse(str(text).strip(), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"{text!r} is not a Python literal") from None
-    return _eval(tree.body, text)
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _eval(node, text):
-    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (bool, int, float, str))):
-        return node.value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_eval(e, text) for e in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        x = _eval(node.operand, text)
-        if _is_number(x):
-            return _UNARY[type(node.op)](x)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a, b = _eval(node.left, text), _eval(node.right, text)
-        if _is_number(a) and _is_number(b):
-            if isinstance(node.op, ast.Pow) and abs(b) * math.log2(max(abs(a), 2)) > _MAX_INT_BITS:
-                raise ValueError(f"{text!r}: {a}**{b} is too large")
-            try:
-                out = _BINOPS[type(node.op)](a, b)
-            except ArithmeticError as exc:
-                raise ValueError(f"{text!r}: {exc}") from None
-            if isinstance(out, int) and out.bit_length() > _MAX_INT_BITS:
-                raise ValueError(f"{text!r} is too large")
-            if isinstance(out, complex):
-                raise ValueError(f"{text!r} is not a real number")
-            return out
-    raise ValueError(f"{text!r} is not a Python literal (numbers, 'text', True/False, [lists], "
-                     f"and + - * / ** between numbers)")
-
-
 def _str_value(text: str) -> str:
     """A str parameter's value: a quoted literal's content, else the text itself."""
     try:
@@ -265,88 +204,45 @@ def _kind(x) -> str:
     return "a bool" if isinstance(x, bool) else f"a {type(x).__name__}"
 
 
-def _range_tree(text: str) -> ast.expr:
-    """The parsed ``[range: ...]`` condition, checked to use only ``x``, literals, comparisons, and/or."""
-    if "=" in text:
-        raise ValueError(f"{text!r}: write ≤, ≥ or ≠ (a parameter line holds no other '=' than its assignment)")
-    try:
-        tree = ast.parse(text.replace("≤", "<=").replace("≥", ">=").replace("≠", "!="), mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"{text!r} is not a condition on x such as 'x ≥ 1' or '0 < x < 1'") from None
-
-    def walk(node):
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, (ast.And, ast.Or)):
-            for v in node.values:
-                walk(v)
-        elif isinstance(node, ast.Compare):
-            for operand in (node.left, *node.comparators):
-                if not (isinstance(operand, ast.Name) and operand.id == "x"):
-                    literal_value(ast.unparse(operand))  # a literal, or ValueError
-            if not any(isinstance(o, ast.Name) and o.id == "x" for o in (node.left, *node.comparators)):
-                raise ValueError(f"{ast.unparse(node)!r} does not mention x")
-        else:
-            raise ValueError(f"{ast.unparse(node)!r}: only comparisons with x, 'and' and 'or' are allowed")
-
-    walk(tree)
-    return tree
-
-
-_CMP: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
-    ast.NotEq: operator.ne, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-
-
-def in_range(range_text: str, x: Any) -> bool:
-    """Whether ``x`` satisfies the ``[range: ...]`` condition ``range_text``."""
-    def value(node):
-        return x if isinstance(node, ast.Name) else literal_value(ast.unparse(node))
-
-    def holds(node) -> bool:
-        if isinstance(node, ast.BoolOp):
-            parts = (holds(v) for v in node.values)
-            return all(parts) if isinstance(node.op, ast.And) else any(parts)
-        left = value(node.left)
-        for op, comp in zip(node.ops, node.comparators):
-            right = value(comp)
-            try:
-                if not _CMP[type(op)](left, right):
-                    return False
-            except TypeError:
-                return False
-            left = right
-        return True
-
-    return holds(_range_tree(range_text))
-
-
-def _check_range(param: Parameter, value: Any) -> None:
-    if not param.range_text:
-        return
-    items = value if isinstance(value, list) else [value]
-    bad = [v for v in items if not in_range(param.range_text, v)]
-    if bad:
-        each = " (each item)" if isinstance(value, list) else ""
-        raise ParameterError(f"{param.name} must satisfy {param.range_text}{each}, with x the value; "
-                             f"got {bad[0]!r}")
-
-
 def check_value(param: Parameter, value: Any) -> Any:
     """``value`` as a value of ``param``'s declared type and range; :class:`ParameterError` if it is not one.
 
-    An int is accepted for a float (and converted); a bool is not an int.  A
-    list must not be empty, and when the default list holds only integers
-    (only numbers), so must the new one (floats are converted like floats).
-    The value (each item of a list) must satisfy the parameter's
-    ``[range: ...]`` mark when it has one.
+    An int is accepted for a float (and converted); a bool is not an int; a
+    float, and each float of a list, must be finite.  A list must not be
+    empty, and when the default list holds only integers (only numbers), so
+    must the new one (floats are converted like floats).  The value must
+    satisfy the parameter's ``[range: ...]`` mark when it has one: each item
+    of a list the condition on ``x``, the list's length the one on ``len``
+    (:func:`ldp.book.rerun.ranges.range_problem`).
     """
     value = _check_type(param, value)
-    _check_range(param, value)
+    if param.range_text:
+        why = range_problem(param.range_text, value)
+        if why is not None:
+            raise ParameterError(f"{param.name} must be{_allowed(param)} "
+                                 f"({_RANGE_WORDS.get(param.type, 'x: the value')}); {why}")
+    return value
+
+
+#: what ``x`` and ``len`` stand for in a range, for the types where it is not simply "the value"
+_RANGE_WORDS = {"list": "x: each item, len: the number of items", "str": "x: the text, len: its number of characters"}
+
+
+def _allowed(param: Parameter) -> str:
+    """`` within [range: ...]`` for a parameter with a range mark, else ''."""
+    return f" within [range: {param.range_text}]" if param.range_text else ""
+
+
+def _finite(param: Parameter, value: float, what: str = "") -> float:
+    if not math.isfinite(value):
+        raise ParameterError(f"{what or param.name} must be a finite number{_allowed(param)}, got {value!r}")
     return value
 
 
 def _check_type(param: Parameter, value: Any) -> Any:
     t, name = param.type, param.name
-    bad = ParameterError(f"{name} must be {TYPE_HINTS.get(t, t)} (type {t}), got {repr(value)} ({_kind(value)})")
+    bad = ParameterError(f"{name} must be {TYPE_HINTS.get(t, t)}{_allowed(param)} (type {t}), "
+                         f"got {shown(value)} ({_kind(value)})")
     if t == "bool":
         if not isinstance(value, bool):
             raise bad
@@ -356,9 +252,9 @@ def _check_type(param: Parameter, value: Any) -> Any:
             raise bad
         return value
     if t == "float":
-        if not _is_number(value):
+        if not is_number(value):
             raise bad
-        return float(value)
+        return _finite(param, float(value))
     if t == "str":
         if not isinstance(value, str):
             raise bad
@@ -374,12 +270,13 @@ def _check_type(param: Parameter, value: Any) -> Any:
             wrong = [x for x in value if not isinstance(x, int) or isinstance(x, bool)]
             if wrong:
                 raise ParameterError(f"{name} must be a list of integers (like its default {param.default_text}), "
-                                     f"got {repr(value)}")
-        elif default and all(_is_number(x) for x in default):
-            wrong = [x for x in value if not _is_number(x)]
+                                     f"got {shown(value)}")
+        elif default and all(is_number(x) for x in default):
+            wrong = [x for x in value if not is_number(x)]
             if wrong:
                 raise ParameterError(f"{name} must be a list of numbers (like its default {param.default_text}), "
-                                     f"got {repr(value)}")
+                                     f"got {shown(value)}")
+            value = [_finite(param, x, f"each item of {name}") if isinstance(x, float) else x for x in value]
             if all(isinstance(x, float) for x in default):
                 value = [float(x) for x in value]
         return value
@@ -460,11 +357,16 @@ def resolve_parameters(nb_path: Path, sets: dict[str, str] | None = None, *,
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise ParameterError(f"{Path(nb_path).stem} has no parameter {name!r}{hint}")
             p = params[name]
+            if len(text) > MAX_LITERAL_CHARS:  # before reading it, whatever its type
+                raise ParameterError(f"{name} must be {TYPE_HINTS.get(p.type, p.type)}{_allowed(p)}, written in "
+                                     f"at most MAX_LITERAL_CHARS = {MAX_LITERAL_CHARS:,} characters; got "
+                                     f"{len(text):,}")
             try:
                 value = _str_value(text) if p.type == "str" else literal_value(text)
             except ValueError as exc:
-                raise ParameterError(f"{name}={text}: {exc}; {name} must be {TYPE_HINTS.get(p.type, p.type)}") \
-                    from None
+                typed = text if len(text) <= 80 else f"{text[:75]} ..."
+                raise ParameterError(f"{name}={typed}: {exc}; {name} must be {TYPE_HINTS.get(p.type, p.type)}"
+                                     f"{_allowed(p)}") from None
             user[name] = check_value(p, value)
         except ParameterError as exc:
             raise ParameterError(f"{exc}\n\n{parameter_listing(nb_path, params)}") from None
