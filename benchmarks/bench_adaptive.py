@@ -118,9 +118,13 @@ def measure(label: str, protos: dict, data, *, need: int, targets: int, cap: int
     return grid, price, summary
 
 
+#: the code the run started from (``HEAD``, ``+dirty`` if ``ldp`` or ``benchmarks`` differed from it then)
+STARTED_AT = provenance.commit("ldp", "benchmarks")
+
+
 def made_by(load_before: float, seconds: float) -> dict:
     """The provenance columns of a table (``benchmarks/provenance.py``)."""
-    return {"commit": provenance.commit("ldp", "benchmarks"), "machine": provenance.machine(),
+    return {"commit": STARTED_AT, "machine": provenance.machine(),
             "command": provenance.command("bench_adaptive.py"), "load_before": load_before,
             "load_after": provenance.load(), "seconds": round(seconds, 1), "date": provenance.now()}
 

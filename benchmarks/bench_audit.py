@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--csv", help="write the full audit's frame here")
     args = ap.parse_args()
     protocols = audited_protocols()
+    commit = provenance.commit("ldp", "benchmarks")  # the code the run starts from
     pd.set_option("display.width", 200)
     pd.set_option("display.max_rows", 1000)
 
@@ -73,7 +74,7 @@ def main() -> None:
     if args.csv:
         from ldp.paths import atomic_path
 
-        made = {"commit": provenance.commit("ldp", "benchmarks"), "machine": provenance.machine(),
+        made = {"commit": commit, "machine": provenance.machine(),
                 "command": provenance.command("bench_audit.py"), "load_before": load0, "load_after": provenance.load(),
                 "seconds": round(wall, 1), "date": provenance.now()}
         with atomic_path(args.csv) as tmp:
