@@ -23,11 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def commit(*paths: str) -> str:
-    """The short hash of ``HEAD``, with ``+dirty`` when ``paths`` (default ``ldp``) differ from it; else ``unknown``."""
+    """The short hash of ``HEAD``, with ``+dirty`` when tracked files under ``paths`` (default ``ldp``) differ from it.
+
+    Untracked files (a benchmark's own results) do not count; ``unknown`` outside a git checkout.
+    """
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", *(paths or ("ldp",))], cwd=ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *(paths or ("ldp",))],
+                               cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
