@@ -1,6 +1,7 @@
 # The two commands:  make book   (build the Jupyter Book, paper settings)
 #                    make test   (quick book build + the whole test suite)
-# Also: make pdf (the book as one PDF; needs TeX Live, see README "The PDF")
+# Also: make pdf (the reproduction as one PDF; make pdf-reference, the library reference; both need
+# TeX Live, see README "The PDF")
 # and, to rerun one chapter with your own values (see book/rerun.md):
 #                    make rerun NB=06 QUICK=1 SET='epsilons=[1.0, 3.0] repetitions=2'
 # Everything else is set up on demand from the package registries (PyPI, npm).
@@ -54,12 +55,13 @@ RUN_FLAGS := --jobs $(JOBS) $(if $(call truthy,$(QUICK)),--quick) $(if $(call tr
 export JUPYTER_PLATFORM_DIRS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help setup mathjax notebooks html book pdf artifact citation lint test data rerun lab dist clean distclean
+.PHONY: help setup mathjax notebooks html book pdf pdf-reference artifact citation lint test data rerun lab dist clean distclean
 
 help:
 	@echo "make book          build the book with the paper's settings -> _build/html/index.html"
 	@echo "make book QUICK=1  same with small, fast settings"
-	@echo "make pdf           the book as one PDF (LaTeX)     -> _build/latex/ldp-book.pdf"
+	@echo "make pdf           the reproduction as one PDF (LaTeX) -> _build/latex/ldp-book.pdf"
+	@echo "make pdf-reference the library reference as a PDF -> _build/reference/_build/latex/ldp-reference.pdf"
 	@echo "make artifact      the artifact appendix (USENIX layout) as a PDF -> _build/artifact/artifact-appendix.pdf"
 	@echo "make lint          ruff, mypy, the layer contract of ldp/ (lint-imports) and the GitHub workflows"
 	@echo "make test          make lint, quick book and PDF builds, then the whole test suite (pytest)"
@@ -162,28 +164,43 @@ book: setup mathjax
 	@echo "[book] $$(cat _generated/MODE | tr -d '\n') build: open _build/html/index.html"
 
 # The same executed notebooks as the HTML, through LaTeX (XeLaTeX, latexmk): TeX Live
-# packages from Debian, see README "The PDF" and .ci/run.
+# packages from Debian, see README "The PDF" and .ci/run. `make pdf` prints the reproduction a reader
+# reads (_toc_pdf.yml: the chapters, the report, the interpretation, how to cite); the library
+# reference is its own PDF, `make pdf-reference` (_toc_reference.yml), built apart in _build/reference/.
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended fonts-freefont-otf latexmk
-pdf: setup
+define need_tex
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || { \
-	    echo "error: make pdf needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
+	    echo "error: make $(1) needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
 	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
+endef
+# $(call latex_book,TOC,OUTPUT FOLDER (its _build/latex/ gets the PDF),PDF NAME): jupyter-book through XeLaTeX;
+# latexmk -silent: XeLaTeX's page-by-page output goes to the log only; on an error, show it
+define latex_book
+	LATEXMKOPTS=-silent $(VENV)/bin/jupyter-book build . --toc $(1) --path-output $(2) --builder pdflatex \
+	    -W -n --keep-going --all || { \
+	    grep -A8 '^!' $(2)/_build/latex/$(3).log >&2 || true; \
+	    echo "the PDF build failed; the LaTeX log is $(2)/_build/latex/$(3).log" >&2; exit 1; }
+endef
+pdf: setup
+	$(call need_tex,pdf)
 	@$(PY) -m ldp.datasets check aol >/dev/null || \
 	    echo "[pdf] warning: building without the AOL data: chapters 06 and 08 leave AOL out (\`make data\` restores the file)" >&2
 	$(PY) scripts/run_notebooks.py $(RUN_FLAGS)
-	@# latexmk -silent: XeLaTeX's page-by-page output goes to the log only; on an error, show it
-	LATEXMKOPTS=-silent $(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going --all || { \
-	    grep -A8 '^!' _build/latex/ldp-book.log >&2 || true; \
-	    echo "make pdf failed; the LaTeX log is _build/latex/ldp-book.log" >&2; exit 1; }
-	@echo "[pdf] $$(cat _generated/MODE | tr -d '\n') build: _build/latex/ldp-book.pdf"
+	$(call latex_book,_toc_pdf.yml,.,ldp-book)
+	@echo "[pdf] $$(cat _generated/MODE | tr -d '\n') build: _build/latex/ldp-book.pdf" \
+	    "$$(pdfinfo _build/latex/ldp-book.pdf 2>/dev/null | awk '/^Pages:/ {print "(" $$2 " pages)"}')"
+
+# The library reference alone (every public name of ldp, from its docstrings): no notebook runs.
+pdf-reference: setup
+	$(call need_tex,pdf-reference)
+	$(call latex_book,_toc_reference.yml,_build/reference,ldp-reference)
+	@echo "[pdf-reference] _build/reference/_build/latex/ldp-reference.pdf"
 
 # The artifact appendix (USENIX Security's layout) as a standalone PDF: ldp.book.artifact writes its LaTeX from the
 # claims registry and the manifests of the last builds (run `make book` first for the paper settings' times;
 # a claim without a measured time is named on stderr), XeLaTeX compiles it. The book page is written by `make book`.
 artifact: setup
-	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || { \
-	    echo "error: make artifact needs XeLaTeX and latexmk. Debian/Ubuntu:" >&2; \
-	    echo "  apt-get install --no-install-recommends $(TEX_PACKAGES)" >&2; exit 1; }
+	$(call need_tex,artifact)
 	$(PY) -m ldp.book.artifact --out _build/artifact
 	cd _build/artifact && latexmk -xelatex -silent -interaction=nonstopmode -halt-on-error artifact-appendix.tex \
 	    >/dev/null || { grep -A8 '^!' artifact-appendix.log >&2 || true; \
@@ -214,7 +231,7 @@ test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
 	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)
 	@status=0; \
-	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(PYTEST_ARGS) || status=$$?; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider --durations=30 $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
 	exit $$status
 

@@ -1,4 +1,4 @@
-"""Cost growth with n: privatize, store on disk and aggregate from disk, PEM with OLH and with FLH (issue 23).
+"""Cost growth with n: privatize, store on disk and aggregate from disk, PEM with OLH and with FLH.
 
 For every ``n`` and oracle: synthetic exponential data (``n`` users, m = 64, k = 16,
 eps = 2, at most 2**20 oracle queries; :func:`ldp.datasets.exponential`), the

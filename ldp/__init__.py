@@ -17,7 +17,8 @@ L10, see its docstring); the library never imports it.
 L11   ``__main__``: the command line (``python -m ldp rerun|report|kernel``)
 L8+   ``book``: the Jupyter Book's code: L8 ``book.claims``, ``book.plotting``;
       L9 ``book.chapters`` (one package per chapter: what it computes, draws
-      and claims; the claims registry); L10 ``book.glue``, ``book.report``,
+      and claims; the claims registry); L10 ``book.glue``, ``book.pages``,
+      ``book.answer``, ``book.report``,
       ``book.rerun``
 L7    ``experiments``: grids of runs (protocol x dataset x parameters) with
       seeds from the points' content, run in parallel, cached, summarised

@@ -14,7 +14,7 @@ from ldp.book.plotting import FONT_SIZE, FULL_WIDTH, write_figure_data
 
 
 def page_ready(fig, *, width: float = FULL_WIDTH, legend: bool = True) -> None:
-    """Fonts of at least 9 pt, at ``width`` inches with nothing sticking out, one legend outside the panels."""
+    """Fonts of at least 9 pt, at ``width`` inches with nothing sticking out, legends outside the panels."""
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
     assert sizes and min(sizes) >= FONT_SIZE, min(sizes)
     assert fig.get_size_inches()[0] == pytest.approx(width)
@@ -23,10 +23,15 @@ def page_ready(fig, *, width: float = FULL_WIDTH, legend: bool = True) -> None:
     assert fig.get_tightbbox(renderer).width <= width + 0.05, "text beyond the figure's width (saved wider)"
     if not legend:
         return
-    assert fig.legends, "no legend"
-    for leg in fig.legends:
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]  # and the panels' own
+    assert legends, "no legend"
+    boxes = [leg.get_window_extent(renderer) for leg in legends]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), "legends overlap"
+    for leg in legends:
         for ax in fig.axes:
             assert not leg.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer)), "legend on a panel"
+            assert not (ax.title.get_text() and leg.get_window_extent(renderer).overlaps(
+                ax.title.get_window_extent(renderer))), "legend on a panel's title"
 
 
 def titles(fig) -> list[str]:

@@ -1,4 +1,4 @@
-"""Malicious users (issue 22): crafted reports, the count engine with crafted users, the threat, the defences.
+"""Malicious users: crafted reports, the count engine with crafted users, the threat, the defences.
 
 Statistical tests have a false-alarm rate of ALPHA = 1e-3 (two-sided where it
 applies); with fixed seeds their outcomes are deterministic.
@@ -155,7 +155,7 @@ def test_gain_is_eq2_scale_times_excess_support():
     assert gain(o, o.p) == pytest.approx(1.0)
     assert gain(o, o.q) == pytest.approx(0.0)
     assert gain(o, 1.0) == pytest.approx((1 - o.q) / (o.p - o.q))
-    assert gain(o, 1.0) == pytest.approx(2.4087, abs=1e-4)  # the issue's 2.41 at eps = 2
+    assert gain(o, 1.0) == pytest.approx(2.4087, abs=1e-4)  # 2.41 at eps = 2, as the threat model states
 
 
 def test_gain_table_closed_forms_agree_with_the_simulation():
@@ -390,7 +390,7 @@ def test_no_crafted_users_changes_nothing():
 
 
 # ---------------------------------------------------------------------------
-# the threat: the issue's "done when", the search, the prediction
+# the threat: how many fake users plant a value, the search, the prediction
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def synthetic():

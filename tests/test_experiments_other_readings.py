@@ -1,4 +1,4 @@
-"""The computations behind the claims' other readings (issue 21 item 3) in ldp.analysis and ldp.experiments."""
+"""The computations behind the claims' other readings in ldp.analysis and ldp.experiments."""
 import math
 
 import numpy as np

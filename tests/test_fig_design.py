@@ -48,7 +48,9 @@ def test_draw():
     assert titles(fig) == ["(a) partitioning users", r"(b) $\eta$ (PEM)", "(c) assumed distribution"]
     lo, hi = zip(*bar_ranges(fig))
     assert min(lo) >= 0 and max(hi) <= 1
-    assert "PEM optimised (dashed)" in [t.get_text() for t in fig.legends[0].get_texts()]
+    legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]  # one per panel
+    assert "PEM optimised (dashed)" in legends[1] and "MCM, budget split" in legends[0] and len(legends) == 3
+    assert not set(legends[0]) & set(legends[1]) and not set(legends[1]) & set(legends[2])
 
 
 def test_claims(tmp_path):

@@ -45,6 +45,22 @@ def test_draw(x):
     assert len(fig.legends) == 1 and [t.get_text() for t in fig.legends[0].get_texts()] == list(F.METHODS)
 
 
+def test_k_axis_keeps_small_k_apart():
+    """Figure 6's k on a square-root axis: k = 1, 2, 4 stand apart (a linear axis to 32 crowds them)."""
+    values = {f"{m}_{q}": v for m in ("f1", "ncr") for q, v in (("mean", 0.5), ("std", 0.1), ("count", 3))}
+    s = pd.DataFrame([{"dataset": ds, "protocol": p, "k": k, **values}
+                      for ds in PANELS for p in F.METHODS for k in (1, 2, 4, 8, 16, 32)])
+    fig = F.draw(F.frame(s, x="k", datasets=list(PANELS)), x="k", xlabel="k", panel_names=PANELS)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    to_px = lambda k: ax.transData.transform((k, 0))[0]  # noqa: E731
+    width = ax.get_window_extent().width
+    assert (to_px(2) - to_px(1)) / width > 0.08 and (to_px(4) - to_px(2)) / width > 0.1
+    assert (to_px(32) - to_px(16)) / width > 0.2  # and the large k still spread
+    shown = [t.get_text() for t in fig.axes[3].get_xticklabels() if t.get_visible() and t.get_text()]  # bottom row
+    assert {"1", "2", "4", "16", "32"} <= set(shown)
+
+
 def test_draw_says_why_a_data_set_is_missing():
     s = summary("k", datasets=("URL", "Synthetic"))
     data = F.frame(s, x="k", datasets=["URL", "AOL", "Synthetic"])

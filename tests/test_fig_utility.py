@@ -54,6 +54,24 @@ def test_draw(util):
     assert labels and all(lab.endswith("k") for lab in labels)  # 20k, 40k: short enough not to overlap
 
 
+def test_draw_as_the_caption_says(util):
+    """Filled circles: F1; open squares: NCR (the caption's words); the legend says simulation and analysis."""
+    from matplotlib.collections import PathCollection
+
+    fig = F.draw(F.frame(util), {"a": "(a)", "b": "(b)", "c": "(c)"}, {"a": "g", "b": "eta", "c": "n[1]"})
+    dots = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    faces = np.concatenate([c.get_facecolors() for c in dots])
+    edges = np.concatenate([c.get_edgecolors() for c in dots])
+    assert len(faces) == 2 * 2 * 3  # F1 and NCR, two distributions, three g
+    open_marks = faces[:, 3] == 0  # no fill: an open marker
+    assert open_marks.sum() == len(faces) / 2 and (edges[:, 3] > 0).all()
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert F.SIMULATION in legend and F.ANALYSIS in legend
+    handles = dict(zip(legend, fig.legends[0].legend_handles))
+    assert handles["zipf, NCR"].get_marker() == "s" and handles["zipf, NCR"].get_markerfacecolor() == "white"
+    assert handles["zipf, F1"].get_marker() == "o" and handles["zipf, F1"].get_linestyle() == "-"
+
+
 def test_claims_on_the_observations(util, tmp_path):
     store = store_with(tmp_path, figures={F.NAMES[3]: F.frame(util)})
     verdicts = {c: decide(c, store)["verdict"] for c in ("fig3-analysis-matches", "fig3a-fewer-rounds",

@@ -56,8 +56,9 @@ def _fig():
 def test_save_figure_writes_csv_next_to_the_images(tmp_path: Path):
     data = _table()
     out = save_figure(_fig(), "fig-test", data=data, folder=tmp_path)
-    assert set(out) == {"csv", "svg", "pdf"}
-    assert all(p.parent == tmp_path and p.stem == "fig-test" and p.stat().st_size > 0 for p in out.values())
+    assert set(out) == {"csv", "svg", "pdf", "narrow"}  # narrow: the phone layout, fig-test-narrow.svg
+    assert all(p.parent == tmp_path and p.stem == ("fig-test-narrow" if k == "narrow" else "fig-test")
+               and p.stat().st_size > 0 for k, p in out.items())
     text = out["csv"].read_text(encoding="utf-8")
     assert text.splitlines()[0] == "panel,series,x,y,err,runs"  # plain header: no comment, no index
     assert "\r" not in text and text.endswith("\n")
@@ -73,7 +74,7 @@ def test_images_carry_no_build_time(tmp_path: Path):
     """The saved SVG and PDF hold no timestamp, so equal figures give equal files."""
     out = save_figure(_fig(), "fig-test", data=_table(), folder=tmp_path)
     assert b"CreationDate" not in out["pdf"].read_bytes()
-    assert b"<dc:date>" not in out["svg"].read_bytes()
+    assert b"<dc:date>" not in out["svg"].read_bytes() and b"<dc:date>" not in out["narrow"].read_bytes()
 
 
 def test_csv_bytes_are_reproducible_and_independent_of_row_order(tmp_path: Path):

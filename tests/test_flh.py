@@ -1,4 +1,4 @@
-"""FLH (issue 23): exact eps-LDP, the public/private split, the support kernel, the exact tally law, protocols.
+"""FLH: exact eps-LDP, the public/private split, the support kernel, the exact tally law, protocols.
 
 Tolerances: float identities within RTOL = 1e-12; means within Z = 5 standard
 errors; chi-square tests at a false-alarm rate ALPHA = 1e-6 (fixed seeds make

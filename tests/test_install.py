@@ -124,4 +124,4 @@ def test_wheel_installs_and_writes_nothing_into_site_packages(tmp_path):
     assert list((home / ".cache" / "ldp" / "experiments").glob("*.parquet"))
     assert list((home / ".cache" / "numba").rglob("*.nbi"))  # numba's kernels, outside site-packages
     assert sorted(p.name for p in (work / "_generated" / "figures").iterdir()) == [
-        "fig-install-check.csv", "fig-install-check.pdf", "fig-install-check.svg"]
+        "fig-install-check-narrow.svg", "fig-install-check.csv", "fig-install-check.pdf", "fig-install-check.svg"]

@@ -85,7 +85,25 @@ def test_no_prose_in_code_cells(path: Path):
     assert not found, f"{path.name}: sentences written in code cells (move them to markdown): {found}"
 
 
+#: how a text speaks of a work tracker ("the issue", "issue 23", "the issue's check")
+TRACKER = re.compile(r"\bthe issue\b|\bissue's\b|\bissues? #?\d", re.I)
+#: what the project writes for its readers and users: code, tests, pages, notebooks, benchmarks, scripts
+SUFFIXES = {".py", ".md", ".ipynb", ".rst", ".yml", ".sh", ".js", ".css", ".txt"}
+WRITTEN = sorted(p for top in ("ldp", "tests", "book", "benchmarks", "scripts", "notebooks")
+                 for p in (ROOT / top).rglob("*")
+                 if p.is_file() and p.suffix in SUFFIXES and "_static/mathjax" not in p.as_posix()
+                 and "__pycache__" not in p.parts)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_nothing_a_reader_sees_speaks_of_the_tracker(path: Path):
-    text = path.read_text(encoding="utf-8")
-    assert not re.search(r"\bthe issue\b|\bissue's\b|\bissue #?\d", text, re.I), path.name
+    assert not TRACKER.search(path.read_text(encoding="utf-8")), path.name
+
+
+def test_code_pages_and_tests_do_not_speak_of_the_tracker():
+    """Code, tests and pages speak of what they do and why, not of the tracker that asked for it."""
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in WRITTEN if p != Path(__file__)
+             for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+             if TRACKER.search(line)]
+    assert not found, found
+    assert TRACKER.search("as issue 23 asks") and TRACKER.search("the issue's check") and not TRACKER.search("issued")

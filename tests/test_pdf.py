@@ -3,6 +3,10 @@
 ``make test`` builds ``_build/html`` and then ``_build/latex/ldp-book.pdf`` from the same
 executed notebooks; these tests only read the results:
 
+- the PDF is the reproduction a reader prints: exactly the pages of ``_toc_pdf.yml`` (the chapters, the
+  report, the interpretation, how to cite), in its parts, and nothing of the library reference (no API
+  entry); a chapter's code cells tagged ``hide-input`` (imports, glue) are not printed, its other code is;
+
 - every figure and every numbered equation of the HTML book has the same number in the
   PDF (from LaTeX's ``.aux`` labels): the paper's number for what the book reproduces
   (``book/_ext/paper_numbers.yml``), A.1, A.2, ... for the book's own; and every figure's
@@ -20,6 +24,7 @@ tests are skipped with the reason.
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -207,9 +212,10 @@ def test_quick_build_says_so_on_the_title_page(tmp_path: Path):
     from types import SimpleNamespace
 
     (tmp_path / "_generated").mkdir()
-    for mode, noted in (("quick\n", True), ("paper\n", False)):
+    for mode, root, noted in (("quick\n", "book/intro", True), ("paper\n", "book/intro", False),
+                              ("quick\n", ldp_latex.REFERENCE_ROOT, False)):  # the reference holds no result
         (tmp_path / "_generated" / "MODE").write_text(mode)
-        config = SimpleNamespace(latex_elements={"preamble": r"\usepackage{ldpbook}"})
+        config = SimpleNamespace(latex_elements={"preamble": r"\usepackage{ldpbook}"}, root_doc=root)
         ldp_latex.quick_title(SimpleNamespace(srcdir=str(tmp_path)), config)
         assert config.latex_elements["preamble"].endswith(ldp_latex.QUICK_NOTE) is noted
 
@@ -255,3 +261,67 @@ def test_no_fuzz_in_the_latex_settings():
              if setting.search(line.split("%")[0]) and line.strip() != restore and "\\typeout" not in line]
     assert not found, found
     assert restore in (ROOT / "book" / "_latex" / "ldpbook.sty").read_text(encoding="utf-8")
+
+
+def _toc_pages(name: str) -> tuple[list[str], list[str]]:
+    """The parts' captions and every page (root first) of a table of contents."""
+    toc = yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        pages += [c["file"] for c in part["chapters"]]
+    return [part["caption"] for part in toc.get("parts", [])], pages
+
+
+def test_the_reader_pdf_is_the_reproduction_without_the_reference(built: Path):
+    tex = (LATEX / "ldp-book.tex").read_text(encoding="utf-8")
+    docs = set(re.findall(r"\\label\{\\detokenize\{([^}]*?)::doc\}\}", tex))
+    captions, pages = _toc_pages("_toc_pdf.yml")
+    assert docs == set(pages), (sorted(docs - set(pages)), sorted(set(pages) - docs))
+    assert re.findall(r"^\\part\{([^}]*)\}", tex, re.M) == captions
+    assert not [d for d in docs if d.startswith("book/api/")]
+    assert "fulllineitems" not in tex and "\\pysigline" not in tex  # no entry of the library reference
+    assert r"\part{Library reference}" not in tex
+
+
+def _code_lines(cell: dict) -> list[str]:
+    """A code cell's statements as a reader would find them in the PDF's text (no comments, no blank lines)."""
+    lines = [" ".join(line.split("#")[0].split()) for line in "".join(cell["source"]).splitlines()]
+    return [line for line in lines if len(line) >= 12]
+
+
+def test_hidden_code_is_not_printed(pdf_text: str):
+    """Each chapter's ``hide-input`` cells (imports, the glue it quotes) are not in the PDF; its other code is.
+
+    A hidden line is looked for only if no printed code of any chapter holds it (chapters share statements)."""
+    notebooks = sorted((ROOT / "_generated" / "notebooks").glob("*.ipynb"))
+    assert notebooks, "no executed notebooks in _generated/notebooks"
+    hidden, shown = {}, {}
+    for nb in notebooks:
+        cells = [c for c in json.loads(nb.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+        tags = [set(c.get("metadata", {}).get("tags", [])) for c in cells]
+        shown[nb.name] = [line for c, t in zip(cells, tags) if not t & {"hide-input", "remove-input", "remove-cell"}
+                          for line in _code_lines(c)]
+        hidden[nb.name] = [line for c, t in zip(cells, tags) if "hide-input" in t for line in _code_lines(c)]
+    everywhere = " | ".join(line for lines in shown.values() for line in lines)
+    for name in shown:
+        secret = [line for line in hidden[name] if line not in everywhere and len(line) <= 70]
+        printed = [line for line in shown[name] if len(line) <= 60]
+        assert secret and printed, name  # every chapter hides its imports and shows some code
+        assert not [line for line in secret if line in pdf_text], name
+        assert [line for line in printed if line in pdf_text], name
+
+
+REFERENCE_PDF = ROOT / "_build" / "reference" / "_build" / "latex" / "ldp-reference.pdf"
+
+
+def test_the_library_reference_is_its_own_pdf():
+    """``make pdf-reference`` (not part of ``make test``: skipped without it): the reference alone, titled as such,
+    every page of ``_toc_reference.yml`` and no chapter; no quick-build note (it holds no result)."""
+    if not REFERENCE_PDF.is_file():
+        pytest.skip(f"no {REFERENCE_PDF}: run `make pdf-reference`")
+    tex = REFERENCE_PDF.with_suffix(".tex").read_text(encoding="utf-8")
+    docs = set(re.findall(r"\\label\{\\detokenize\{([^}]*?)::doc\}\}", tex))
+    assert docs == set(_toc_pages("_toc_reference.yml")[1] + [c["file"] for c in yaml.safe_load(
+        (ROOT / "_toc_reference.yml").read_text(encoding="utf-8"))["chapters"]])
+    assert r"\title{The ldp library: reference}" in tex and "fulllineitems" in tex
+    assert ldp_latex.QUICK_NOTE not in tex

@@ -3,7 +3,7 @@
 Unit tests on small fake result stores (written here) and on the paper-scale fixture
 (tests/data/reporting/, a full build's figure CSVs): what ``make book`` writes into
 ``_generated/report/`` after the notebooks ran (ldp.book.rerun.build.stage ->
-ldp.book.report.write_book_report), in quick and in full mode, and what a rerun writes into
+ldp.book.pages.write_book_report), in quick and in full mode, and what a rerun writes into
 its folder.
 """
 import dataclasses
@@ -15,12 +15,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ldp.book import report as PG
+from ldp.book import pages as PG
+from ldp.book import report as RPT
 from ldp.book.chapters import CLAIMS, REGISTRY
 from ldp.book.claims import claim as C
 from ldp.book.claims import evaluation as RP
 from ldp.book.claims import verdicts as V
 from ldp.book.claims.store import ResultStore
+from ldp.book.report import CLAIMS_JSON, REPORT_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "reporting"
@@ -65,11 +67,11 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
     generated = tmp_path / "_generated"
     fake_store(generated / "cache" / "quick")
     paths = PG.write_book_report("quick", REGISTRY, generated)
-    folder = generated / PG.REPORT_DIR
-    assert paths["report.md"] == folder / "report.md" and paths[PG.CLAIMS_JSON] == folder / "claims.json"
+    folder = generated / REPORT_DIR
+    assert paths["report.md"] == folder / "report.md" and paths[CLAIMS_JSON] == folder / "claims.json"
     report = (folder / "report.md").read_text()
     assert report.startswith("```{warning}\n**" + BANNER) and "not** the reproduction's verdicts" in report
-    assert BANNER in (folder / "scorecard.md").read_text()
+    assert BANNER in (folder / "answer.md").read_text() and "quick build" in (folder / "scorecard.md").read_text()
     data = json.loads((folder / "claims.json").read_text())
     sentences = {s.id for s in REGISTRY.sentences}
     assert data["mode"] == "quick" and len(data["rows"]) == len(sentences)
@@ -87,8 +89,8 @@ def test_quick_build_pages_carry_the_banner(tmp_path):
               and p["id"] not in ("fig6-f1-ncr-correlated", "fig6-better-f1-better-ncr")]
     assert {p["verdict"] for p in others} == {V.NOT_TESTABLE}
     assert all(p["cause_class"] in ("missing", "not-run", "stand-in") and p["cause"] for p in others)
-    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["claims.csv", "claims.json", "report.md",
-                                                                       "scorecard.md"]  # no temporaries
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["answer.md", "claims.csv", "claims.json",
+                                                                       "gallery.md", "report.md", "scorecard.md"]
 
 
 def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
@@ -96,9 +98,9 @@ def test_full_build_pages_on_the_paper_scale_fixture(tmp_path):
     generated = tmp_path / "_generated"
     shutil.copytree(FIXTURE, generated / "cache" / "full")
     PG.write_book_report("full", REGISTRY, generated)
-    folder = generated / PG.REPORT_DIR
+    folder = generated / REPORT_DIR
     report = (folder / "report.md").read_text()
-    assert BANNER not in report and BANNER not in (folder / "scorecard.md").read_text()
+    assert BANNER not in report and BANNER not in (folder / "answer.md").read_text()
     firsts = list(REGISTRY.sentences)  # one block per sentence: the paper's in its order, then ours
     kind = {c.id: c.kind for c in firsts}
     assert rows_of(report) == [c.id for k in ("paper", "reading", "ours") for c in firsts if kind[c.id] == k]
@@ -132,16 +134,25 @@ def test_the_build_stage_writes_the_report(tmp_path, monkeypatch):
     stage(True)
     assert (tmp_path / "_generated" / "MODE").read_text() == "quick\n"
     assert (tmp_path / "_generated" / "figures" / "fig-eval-vary-eps.csv").is_file()
-    report = tmp_path / "_generated" / PG.REPORT_DIR / "report.md"
+    report = tmp_path / "_generated" / REPORT_DIR / "report.md"
     assert report.read_text().startswith("```{warning}\n**" + BANNER)
     assert json.loads((report.parent / "claims.json").read_text())["mode"] == "quick"
 
 
 def test_the_book_pages_include_the_generated_files():
-    """book/reproduction.md and book/intro.md include what the build writes; the extension is registered."""
-    assert "```{include} ../_generated/report/report.md" in (ROOT / "book" / "reproduction.md").read_text()
+    """book/reproduction.md and book/intro.md include what the build writes, the answer first, the details
+    folded after the gallery; the report offers the claims as data; the extension is registered."""
+    page = (ROOT / "book" / "reproduction.md").read_text()
+    assert "```{include} ../_generated/report/report.md" in page
+    assert "{download}`claims.csv </_generated/report/claims.csv>`" in page
+    assert "{download}`claims.json </_generated/report/claims.json>`" in page
     intro = (ROOT / "book" / "intro.md").read_text()
-    assert intro.split("\n\n")[1].startswith("```{include} ../_generated/report/scorecard.md")  # opens the page
+    body = intro.split("\n# ", 1)[1].split("\n\n")
+    assert body[1].startswith("```{include} ../_generated/report/answer.md")  # the answer opens the page
+    order = [intro.index(f"```{{include}} ../_generated/report/{name}.md") for name in ("answer", "gallery",
+                                                                                       "scorecard")]
+    assert order == sorted(order) and order[0] < intro.index("**The paper:**") < order[1]
+    assert "{doc}`the reproduction report <reproduction>`" in intro[:order[1]]
     config = (ROOT / "_config.yml").read_text()
     assert "ldp_evidence: book/_ext" in config and re.search(r"^\s+- ldp_evidence$", config, re.M)
     script = (ROOT / "book" / "_static" / "ldp-explorer.js").read_text()  # the explorer: our own script, offline
@@ -226,7 +237,7 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
     minibook.scaffold(book, ["_generated/notebooks/06_evaluation", "book/reproduction"])
     store = fake_store(book / "_generated" / "cache" / mode)
     table = RP.evaluate(ResultStore(store, mode=mode), REGISTRY)
-    PG.write_outputs(ResultStore(store, mode=mode), REGISTRY, book / "_generated" / PG.REPORT_DIR, mode=mode)
+    PG.write_outputs(ResultStore(store, mode=mode), REGISTRY, book / "_generated" / REPORT_DIR, mode=mode)
     (book / "_generated" / "figures").mkdir(parents=True)
     (book / "_generated" / "notebooks").mkdir(parents=True)
     (book / "_generated" / "figures" / "fig5.svg").write_text(
@@ -236,7 +247,7 @@ def test_evidence_boxes_in_a_built_book(tmp_path, mode):
         for name in ("fig-eval-vary-eps", "fig-eval-vary-k", "fig-eval-var"))
     (book / "_generated" / "notebooks" / "06_evaluation.md").write_text(page)
     # the rows' anchors as the report has them (the whole report builds in test_rendered_pages_build_without_warnings)
-    labels = sorted(PG.anchor(i) for i in RP.sentences(table)["id"])
+    labels = sorted(RPT.anchor(i) for i in RP.sentences(table)["id"])
     (book / "book" / "reproduction.md").write_text("# Report\n\n" + "".join(f"({x})=\n## {x}\n\n" for x in labels))
     proc = minibook.build(book)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -271,7 +282,7 @@ def test_a_quick_build_decides_at_its_smaller_population_and_says_so(tmp_path):
         if mode == "quick":
             assert row["covered"] and row["verdict"] == V.REPRODUCED
             assert row["coverage"].startswith("quick build, smaller population: n_users = 100000")
-            assert row["coverage"] in PG.render_report(t.reset_index(), "quick")  # shown in the claim's flags
+            assert row["coverage"] in RPT.render_report(t.reset_index(), "quick")  # shown in the claim's flags
         else:  # a rerun at another population is another setting
             assert not row["covered"] and "n_users = 100000" in row["coverage"]
 
@@ -305,11 +316,11 @@ def test_too_few_runs_for_figure_9_is_not_testable(tmp_path):
 
 def test_no_caret_powers_left_in_the_pages(tmp_path):
     """x^y in plain text shows as TeX in the book (tests/test_book_browser.py): the pages write powers as math."""
-    assert PG.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
-    assert PG.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
+    assert RPT.caret_math("d = 2^16, d' = e^ε + 1, $x^2$") == r"d = $2^{16}$, d' = $e^{\varepsilon}$ + 1, $x^2$"
+    assert RPT.caret_math("k^1.5 channels; a ^ b") == "$k^{1.5}$ channels; a ^ b"
     table = RP.evaluate(ResultStore(FIXTURE, mode="full"), REGISTRY)
-    data = PG.claims_json(table, "full")
-    for text in (PG.render_report(table, "full"), PG.render_scorecard(table, "full", REGISTRY),
+    data = RPT.claims_json(table, "full")
+    for text in (RPT.render_report(table, "full"), RPT.render_scorecard(table, "full", REGISTRY),
                  json.dumps([{k: p[k] for k in ("paper", "measured", "explanation", "ref", "cause")}
                              for r in data["rows"] for p in r["parts"]] + [r["cause"] for r in data["rows"]],
                             ensure_ascii=False)):

@@ -4,12 +4,14 @@ tests/data/reporting/ holds the paper-scale figure CSVs of a full build (two thi
 extra result tables as the chapters will save them.
 """
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from ldp.book import answer as AN
 from ldp.book import report as PG
 from ldp.book.chapters import CLAIMS, REGISTRY
 from ldp.book.claims import claim as C
@@ -276,38 +278,70 @@ BANNER = "Quick build."
 def test_report_page(table):
     page = PG.render_report(table, "full")
     rows = RP.sentences(table)
-    assert BANNER not in page and page.index("## Claim explorer") < page.index("## Section 2")
+    assert BANNER not in page and page.index("## Summary") < page.index("## Evidence, sentence by sentence")
+    assert page.index("## Evidence, sentence by sentence") < page.index("{dropdown} Section 2")
     assert "## How the verdicts are decided" in page and "`FAMILY_ALPHA`" in page and "* - Cause\n  - Meaning" in page
-    html, tex = page.split("```{only} html")[1], page.split("```{only} latex")[1]
-    assert ":class: ldp-explorer" in html.split("```")[0] and ":class: longtable" in tex.split("```")[0]
-    for _, r in rows.iterrows():  # one explorer row and one evidence block per sentence, each part inside it
-        assert page.count(f"* - {{ref}}`{r['id']} <claim-{r['id']}>`") == 2, r["id"]  # HTML and LaTeX
+    assert "{only}" not in page  # one table for the browser and the PDF: numbered as the reader sees them
+    assert page.count(":class: ldp-explorer longtable") == 2
+    summary, ours = page.split(":::{list-table} ")[1:3]
+    assert summary.startswith("The paper's result sentences") and "  - The paper says" in summary
+    assert ours.startswith("Our readings and our own claims") and "The paper says" not in ours
+    for _, r in rows.iterrows():  # one summary row and one evidence block per sentence, each part inside it
+        assert page.count(f"* - {{ref}}`{r['id']} <claim-{r['id']}>`") == 1, r["id"]
         assert f"(claim-{r['id']})=" in page
+        if r["cause_class"]:  # the whole cause, never cut
+            assert PG.caret_math(re.sub(r"\s+", " ", r["cause"]).replace("|", "\\|").strip()) in page, r["id"]
+    assert " …" not in page and "..." not in page.split("## Evidence")[0]
     for claim in CLAIMS:
         assert (f"`{claim.id}`" in page) or (f"{{dropdown}} {claim.id} · " in page), claim.id
     assert "{bdg-success}`reproduced`" in page and "{bdg-danger}`not reproduced`" in page
     assert "{numref}`Figure %s <fig-eval-vary-eps>`" in page  # measured in its figure, numbered as the paper
     assert "{doc}`/_generated/notebooks/01_frequency_oracles`" in page  # a claim without a figure: its chapter
-    assert "## Our readings of sentences that state no result" in page and "## Our own claims" in page
+    assert "{dropdown} Our readings of sentences that state no result" in page and "{dropdown} Our own claims" in page
     assert "](/book/interpretation.md#3-url-set-section-61-calibrated-stand-in)" in page
     assert "the verdict flips" in page and "Under another reading" in page
     with pytest.raises(ValueError, match="mode"):
         PG.render_report(table, "paper")
 
 
+def test_the_report_folds_everything_but_its_summary(table):
+    """After the summary, every block sits in a dropdown: a section's sentences in one, each sentence in its own."""
+    page = PG.render_report(table, "full")
+    rest = page[page.index("## Our readings and our own claims"):]
+    depth, outside = 0, []
+    for line in rest.splitlines():
+        fence = re.match(r"^(:{4,})(\{dropdown\})?", line)
+        if fence and fence.group(2):
+            depth += 1
+        elif fence and line == fence.group(1):
+            depth -= 1
+        elif depth == 0 and line.strip() and not line.startswith(("## ", ":class-container:")):
+            outside.append(line)
+    assert depth == 0
+    assert [line[:24] for line in outside] == ["Our readings of sentence", "Each sentence's quote, w"]  # intros
+    rows = RP.sentences(table)
+    paper = rows[rows["kind"] == "paper"]
+    groups = paper["section"].map(PG.major_section).nunique() + rows.loc[rows["kind"] != "paper", "kind"].nunique()
+    sections = re.findall(r"^:::::\{dropdown\} (.*)$", page, re.M)
+    assert len(sections) == groups and all(re.search(r"\(\d+ sentences?: \d+ ", s) for s in sections), sections
+
+
 def test_every_rendering_of_a_quick_build_carries_the_banner(table):
     assert PG.render_report(table, "quick").startswith("```{warning}\n**" + BANNER)
-    assert BANNER in PG.render_scorecard(table, "quick", REGISTRY)
-    assert BANNER not in PG.render_scorecard(table, "full", REGISTRY)
+    assert AN.render_answer(table, "quick").startswith("```{warning}\n:class: ldp-banner\n**" + BANNER)
+    assert "quick build" in PG.render_scorecard(table, "quick", REGISTRY)
+    assert BANNER not in AN.render_answer(table, "full") and "quick" not in PG.render_scorecard(table, "full", REGISTRY)
     assert RP.NOT_COVERED in PG.render_report(table, "rerun")
 
 
 def test_scorecard(table):
     card = PG.render_scorecard(table, "full", REGISTRY)
+    assert card.startswith("::::{dropdown} The scorecard in detail")  # folded: the answer comes first
+    assert card.count("::::{dropdown}") == 2 and "::::{dropdown} What computed each figure" in card
     rows = RP.sentences(table)
     paper = rows[rows["kind"] == "paper"]
     counts = RP.verdict_counts(paper)
-    one = card.split("\n\n")[1]  # the box opens with one sentence
+    one = card.split("\n\n")[1]  # the scorecard opens with one sentence
     assert one.startswith(f"**{counts[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**")
     for kind in set(paper.loc[paper["verdict"].isin([V.PARTLY, V.NOT_REPRODUCED]), "cause_class"]):
         assert V.CAUSES[kind][0] in one
@@ -319,10 +353,80 @@ def test_scorecard(table):
     for _, r in top.iterrows():  # each links to its evidence and names its cause
         assert f"{{ref}}`{r['id']} <claim-{r['id']}>`" in card and PG.caret_math(r["cause"])[:40] in card
     assert "URL data set: a calibrated stand-in" in card and "count engine (10 runs)" in card
-    assert "SPM: re-implemented from the paper's text" in card and "Figure 5 (`fig-eval-vary-eps`)" in card
+    assert "SPM: re-implemented from the paper's text" in card and "- Figure 5 (`fig-eval-vary-eps`)" in card
     assert "{doc}`the reproduction report </book/reproduction>`" in card
     quick = PG.render_scorecard(table, "quick", REGISTRY)
     assert "(10 runs)" not in quick and "quick build" in quick.lower()  # no paper-scale run counts in a quick card
+
+
+def _sentence(table, claim_id):
+    return table.set_index("id").loc[claim_id]
+
+
+def test_the_answer_quotes_the_build_s_numbers(table):
+    """At most five sentences; PEM against SPM and MCM and the analysis against simulation with the counts
+    their rules decided on, the verdicts counted, what did not reproduce and the largest difference's cause."""
+    answer = AN.answer_sentences(table)
+    assert 1 <= len(answer) <= 5 and all(s.endswith(".") for s in answer)
+    rows = RP.sentences(table)
+    paper = rows[rows["kind"] == "paper"]
+    pem, analysis, counts = answer[:3]
+    missed = next(s for s in answer if s.startswith("Not reproduced"))
+    largest = next(s for s in answer if s.startswith("The largest difference"))
+    for claim_id, figure in (("fig5-pem-best", "Figure 5"), ("fig6-pem-best", "Figure 6")):
+        n = json.loads(_sentence(table, claim_id)["numbers"])
+        assert f"{n['holds']} of {n['points']} " in pem and f"{figure} <claim-{claim_id}>" in pem
+    assert pem.startswith("The paper finds PEM better than SPM and MCM")
+    for claim_id in ("fig2-analysis-matches", "fig3-analysis-matches", "fig4-analysis-matches"):
+        row = _sentence(table, claim_id)
+        n = json.loads(row["numbers"])
+        assert f"{n['points'] - n['holm_rejected']} of {n['points']} " in analysis, claim_id
+        assert (f"<claim-{claim_id}>` ({row['verdict']})" in analysis) == (row["verdict"] != V.REPRODUCED)
+    assert counts.startswith(f"Of the paper's {len(paper)} result sentences, ")
+    for verdict, n in RP.verdict_counts(paper).items():
+        assert (f" {n} {AN.COUNT_WORDS[verdict]}" in counts) == (n > 0), verdict
+    for _, r in paper[paper["verdict"] == V.NOT_REPRODUCED].iterrows():
+        assert f"<claim-{r['id']}>`" in missed and V.CAUSES[r["cause_class"]][0] in missed
+    top = RP.largest_differences(rows, 1).iloc[0]
+    assert f"<claim-{top['id']}>`" in largest and PG.caret_math(top["cause"]) in largest
+
+
+def test_the_answer_follows_the_rows(table):
+    """Another build's rows, another answer: a changed count, verdict or cause flows through."""
+    changed = table.copy()
+    at = changed.index[changed["id"] == "fig5-pem-best"][0]
+    numbers = json.loads(changed.at[at, "numbers"]) | {"holds": 41, "points": 58}
+    changed.loc[at, ["numbers", "verdict"]] = [json.dumps(numbers), V.PARTLY]
+    pem = AN.answer_sentences(changed)[0]
+    assert "41 of 58 points of {ref}`Figure 5 <claim-fig5-pem-best>` (partly reproduced)" in pem
+    gone = table[table["id"] != "fig6-pem-best"]
+    assert "Figure 6" not in AN.answer_sentences(gone)[0]
+    untested = table.copy()
+    at = untested.index[untested["id"] == "fig2-analysis-matches"][0]
+    untested.loc[at, ["verdict", "numbers", "cause"]] = [V.NOT_TESTABLE, "{}", "input missing: no figure"]
+    assert "which cannot be tested here (input missing: no figure)" in AN.answer_sentences(untested)[1]
+
+
+def test_the_gallery_shows_the_nine_figures_with_their_verdicts(table, tmp_path):
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    labels = [next(iter(f["book"])) for f in C.paper_numbers()["figures"]]
+    assert len(labels) == 9
+    for label in labels[:-1]:
+        (figures / f"{label}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    gallery = AN.render_gallery(table, figures)
+    assert gallery.startswith("```{only} html\n::::::{grid}")
+    cards = gallery.split(":::::{grid-item-card}")[1:]
+    assert len(cards) == 9
+    data = PG.claims_json(table, "full")
+    for number, (label, card) in enumerate(zip(labels, cards), 1):
+        assert f":link: {label}\n:link-type: ref" in card and f"**Figure {number}**" in card
+        assert (f":::{{image}} /_generated/figures/{label}.svg" in card) == (number < 9)
+        rows = [r for r in data["rows"] if label in r["figures"]]  # the rows of the figure's evidence box
+        for verdict in V.VERDICTS:
+            n = sum(r["verdict"] == verdict for r in rows)
+            assert (f"`{n} {AN.GALLERY_WORDS[verdict]}`" in card) == (n > 0), (label, verdict)
+    assert "*(not drawn in this build)*" in cards[-1]
 
 
 @pytest.mark.slow
@@ -338,7 +442,9 @@ def test_rendered_pages_build_without_warnings(table, tmp_path):
     (book / "book" / "rerun.md").write_text("# Rerun\n")  # interpretation.md links to it
     (book / "book" / "deployment.md").write_text("(deployment)=\n# Deployment\n")  # and to this one
     (book / "book" / "reproduction.md").write_text("# Reproduction report\n\n" + PG.render_report(table, "quick"))
-    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + PG.render_scorecard(table, "full", REGISTRY))
+    (book / "book" / "scorecard.md").write_text("# Scorecard\n\n" + AN.render_answer(table, "quick")
+                                                + AN.render_gallery(table, book / "_generated" / "figures")
+                                                + PG.render_scorecard(table, "full", REGISTRY))
     report = book / "_generated" / PG.REPORT_DIR
     report.mkdir(parents=True)
     (report / PG.CLAIMS_JSON).write_text(json.dumps(PG.claims_json(table, "full")))  # the boxes under the figures
@@ -378,7 +484,7 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims["id"]) == [c.id for c in CLAIMS]
     assert (out / "report.md").read_text().startswith("```{warning}\n**" + BANNER)
-    assert BANNER in (out / "scorecard.md").read_text()
+    assert BANNER in (out / "answer.md").read_text()
     # a rerun: only its chapter, into --out
     run = tmp_path / "my-runs" / "06_evaluation-0123456789"
     shutil.copytree(FIXTURE / "figures", run / "figures")
@@ -393,4 +499,4 @@ def test_write_outputs_and_the_command(tmp_path, monkeypatch, capsys):
 def test_a_chapter_without_claims_renders():
     """A rerun of a chapter that measures no claim (04) still writes its claims page."""
     empty = pd.DataFrame(columns=RP.COLUMNS)
-    assert RP.sentences(empty).empty and "## Claim explorer" in PG.render_report(empty, "rerun")
+    assert RP.sentences(empty).empty and "## Summary" in PG.render_report(empty, "rerun")

@@ -344,7 +344,7 @@ def test_documented_command_runs(path, tmp_path):
     expected, _ = R.resolve_parameters(path, example, quick=True)
     assert values == json.loads(json.dumps(expected)) and values["quick"] is True
     assert (run / "run.log").stat().st_size > 0
-    # the claims this chapter measures, decided on this run (ldp.book.report.write_rerun_report)
+    # the claims this chapter measures, decided on this run (ldp.book.pages.write_rerun_report)
     assert (run / "claims.csv").read_text().startswith("id,") and (run / "claims.md").is_file()
     html = (run / f"{path.stem}.html").read_text(encoding="utf-8")
     assert "data:image/png" in html  # figures embedded
@@ -357,7 +357,7 @@ def test_documented_command_runs(path, tmp_path):
         assert injected[name] == values[name], name
     errors = [o for c in executed.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, errors
-    svgs = sorted((run / "figures").glob("*.svg"))
+    svgs = sorted(f for f in (run / "figures").glob("*.svg") if not f.stem.endswith("-narrow"))  # not the phone layouts
     assert svgs, f"{path.stem}: the rerun saved no figures"
     pngs = sum("image/png" in o.get("data", {}) for c in executed.cells for o in c.get("outputs", []))
     assert pngs >= len(svgs), f"{path.stem}: {len(svgs)} figures saved but {pngs} shown inline"

@@ -1,4 +1,4 @@
-"""Reports on disk and aggregation at scale (issue 23): the Parquet report store, streamed and dask aggregation.
+"""Reports on disk and aggregation at scale: the Parquet report store, streamed and dask aggregation.
 
 Every aggregation path (in memory, streamed from the store in chunks, on a dask
 LocalCluster) must give the same result bit for bit; the store's reader must

@@ -1,7 +1,20 @@
-"""The PDF (``make pdf``): notebook tables as tables.
+"""The PDFs (``make pdf``: the reproduction a reader prints; ``make pdf-reference``: the library reference).
 
 A Sphinx extension (listed in ``_config.yml``); it acts on LaTeX builds only. (The numbers of
 figures and equations, the same in the PDF as in the HTML, are set by ``ldp_numbers.py``.)
+
+Two documents. ``make pdf`` builds the table of contents ``_toc_pdf.yml`` (the chapters, the report,
+the interpretation and how to cite), ``make pdf-reference`` builds ``_toc_reference.yml`` (rooted at the
+reference's index, :data:`REFERENCE_ROOT`), which this extension names ``ldp-reference.tex`` with its own
+title (:data:`REFERENCE`). A link (``{doc}``, or ``{ref}`` to a target) from a printed page to a page of the
+online book that is not in this PDF (the rerun page, the deployment page) is printed as that page's or
+section's title, in italics, with the words "in the online book" (:func:`outside_link`), instead of
+failing the nitpicky build.
+
+Code. The printed chapters show only the code a reader learns from: a notebook cell's input tagged
+``hide-input`` (the imports, the glue that collects what the text quotes) is folded in the HTML and left
+out of the PDF (sphinx-jupyterbook-latex's ``MystNbPostTransform`` replaces it by a node LaTeX skips;
+``tests/test_pdf.py`` checks the PDF), and myst-nb leaves ``remove-input`` and ``remove-cell`` out of both.
 
 Tables. For LaTeX, myst-nb shows a notebook output's PDF, PNG, LaTeX, Markdown or plain-text
 form, never its HTML. A pandas ``Styler``'s plain text is only ``<pandas.io.formats.style.Styler
@@ -207,20 +220,86 @@ class TableColumnWidths(SphinxPostTransform):
 #: pages whose tables have a layout of their own
 OWN_LAYOUT = {"book/reproduction"}
 
+#: the root document of the library reference's own PDF (``_toc_reference.yml``)
+REFERENCE_ROOT = "book/api/index"
+#: its LaTeX file (``make pdf-reference``: ``_build/reference/_build/latex/ldp-reference.pdf``) and title
+REFERENCE = ("ldp-reference.tex", "The ldp library: reference")
+
+
 QUICK_NOTE = r"\setreleaseinfo{\par\medskip quick build: small settings, not the paper's results}"
 
 
 def quick_title(app: Sphinx, config) -> None:
-    """A quick build's PDF title page says so, under the title (Sphinx's ``\\releaseinfo``; not in the headers)."""
+    """A quick build's PDF title page says so, under the title (Sphinx's ``\\releaseinfo``; not in the headers);
+    the library reference's does not (it holds no result)."""
     mode = Path(app.srcdir, "_generated", "MODE")
+    if getattr(config, "root_doc", "") == REFERENCE_ROOT:
+        return
     if mode.is_file() and mode.read_text(encoding="utf-8").strip() == "quick":
         elements = dict(config.latex_elements)
         elements["preamble"] = elements.get("preamble", "") + "\n" + QUICK_NOTE
         config.latex_elements = elements
 
 
+def reference_document(app: Sphinx, env, docnames) -> None:
+    """The reference's PDF is its own document: its file name and title (``env-before-read-docs``: after
+    Jupyter Book wrote ``latex_documents`` from ``_config.yml``, before the LaTeX builder reads it)."""
+    if app.builder.format != "latex" or app.config.root_doc != REFERENCE_ROOT:
+        return
+    app.config.latex_documents = [(start, REFERENCE[0], REFERENCE[1], *rest)
+                                  for start, _target, _title, *rest in app.config.latex_documents]
+
+
+def _title_of(path: Path, after: int = 0) -> str:
+    """The first heading of a MyST page (``# Title``) at or after line ``after``, else the page's name."""
+    for line in path.read_text(encoding="utf-8").splitlines()[after:]:
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return path.stem
+
+
+def _outside_labels(app: Sphinx, env) -> dict[str, str]:
+    """The targets ``(label)=`` of the book's Markdown pages this PDF leaves out: label -> the heading it marks."""
+    out = {}
+    for page in sorted(Path(app.srcdir, "book").glob("*.md")):
+        if f"book/{page.stem}" in env.found_docs:
+            continue
+        for i, line in enumerate(page.read_text(encoding="utf-8").splitlines()):
+            target = re.fullmatch(r"\(([^()\s]+)\)=\s*", line)
+            if target:
+                out[target.group(1)] = _title_of(page, i + 1)
+    return out
+
+
+def outside_link(app: Sphinx, env, node, contnode):
+    """A ``{doc}`` or ``{ref}`` link to a page of the book that this PDF leaves out: the page's (or the section's)
+    title, in italics, "in the online book"."""
+    if app.builder.format != "latex" or node.get("refdomain") not in ("std", None):
+        return None
+    target = node.get("reftarget", "")
+    if node.get("reftype") == "doc":
+        base = Path(node.get("refdoc", "")).parent
+        name = target.lstrip("/") if target.startswith("/") else (base / target).as_posix()
+        source = next((Path(app.srcdir, name + ext) for ext in (".md", ".ipynb", ".rst")
+                       if Path(app.srcdir, name + ext).is_file()), None)
+        if source is None or name in env.found_docs:
+            return None
+        title = _title_of(source) if source.suffix == ".md" else source.stem
+    elif node.get("reftype") == "ref":
+        title = _outside_labels(app, env).get(target)
+        if title is None:
+            return None
+    else:
+        return None
+    text = contnode.astext() if node.get("refexplicit") else title
+    return nodes.inline("", "", nodes.emphasis(text, text), nodes.Text(" (in the online book)"))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(HtmlTablesForLatex)
     app.add_post_transform(TableColumnWidths)
-    app.connect("config-inited", quick_title)
+    # after sphinx-external-toc (priority 900) has set the root document from the table of contents
+    app.connect("config-inited", quick_title, priority=950)
+    app.connect("env-before-read-docs", reference_document)
+    app.connect("missing-reference", outside_link)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

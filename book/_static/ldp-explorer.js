@@ -1,4 +1,4 @@
-/* The reproduction report's claim explorer (ldp.report_pages renders the table, class "ldp-explorer").
+/* The reproduction report's summary, the claim explorer (ldp.book.report renders the table, class "ldp-explorer").
  * Click (or Enter on) a column's header to sort by it, again to reverse; choose a verdict, a section or a
  * cause to filter the rows. Plain DOM, no library, nothing fetched: it works offline. */
 (function () {
@@ -84,14 +84,20 @@
     apply();
   }
 
-  // the evidence of each claim is folded (a <details>): opening the page at a claim's anchor, or following
-  // a link to it (the explorer's ids, the scorecard, the boxes under the figures), unfolds it
+  // the evidence of each claim is folded (a <details>, inside the folded <details> of its section): opening the
+  // page at a claim's anchor, or following a link to it (the summary's ids, the first page, the boxes under the
+  // figures), unfolds it and every fold around it
   function reveal() {
     var id = decodeURIComponent(window.location.hash.slice(1));
     var el = id ? document.getElementById(id) : null;
     if (!el) { return; }
-    var details = el.tagName === "DETAILS" ? el : el.querySelector("details") || el.closest("details");
-    if (details && !details.open) { details.open = true; el.scrollIntoView(); }
+    var own = el.tagName === "DETAILS" ? el : el.querySelector("details");
+    var folds = own ? [own] : [];
+    for (var d = el.parentElement ? el.parentElement.closest("details") : null; d;
+         d = d.parentElement ? d.parentElement.closest("details") : null) { folds.push(d); }
+    var opened = folds.filter(function (f) { return !f.open; });
+    opened.forEach(function (f) { f.open = true; });
+    if (opened.length) { el.scrollIntoView(); }
   }
 
   function init() {

@@ -1,4 +1,4 @@
-"""Malicious users: fake reports, how many it takes to plant a value, and what a server can do (issue 22).
+"""Malicious users: fake reports, how many it takes to plant a value, and what a server can do.
 
 Local differential privacy protects users from the server; nothing protects
 the server from its users.  This package lets a deployer measure it with the

@@ -81,7 +81,7 @@ _SERVERS = (("off", False), ("on", False), ("off", True), ("on", True))
 
 def protocol_oracle(protocol: HeavyHitterProtocol) -> str:
     """The oracle spec of the protocol's questions (``"OLH"`` for the protocols with no oracle option)."""
-    return str(getattr(protocol, "oracle", "OLH"))
+    return str(protocol.oracle)
 
 
 def adaptive_attacks(protocol: HeavyHitterProtocol, *, targets=16, cap: int = 7, trials: int = 64) -> dict[str, Attack]:
@@ -300,7 +300,7 @@ def adaptive_summary(grid: pd.DataFrame, price: pd.DataFrame) -> pd.DataFrame:
     grid : pandas.DataFrame
         :func:`adaptive_grid`'s frame.
     price : pandas.DataFrame
-        :func:`defence_price`'s frame, with the guards of ``grid`` among its ``guard``s.
+        :func:`defence_price`'s frame, with the guards of ``grid`` among its ``guard`` values.
 
     Returns
     -------
@@ -308,7 +308,7 @@ def adaptive_summary(grid: pd.DataFrame, price: pd.DataFrame) -> pd.DataFrame:
         ``protocol, oracle, epsilon, attacker, guard, plain, checked, defended, checked_defended`` (mean
         fractions over repetitions: checks off / on, defence off / on), ``checks_factor = checked / plain``,
         ``defence_factor = checked_defended / checked`` (the defence on top of the checks), ``f1, f1_defended``
-        (mean honest F1 at that guard) and ``price = f1 - f1_defended``.  A factor is ``nan`` when a side is
+        (mean honest F1 at that guard) and ``price = f1 - f1_defended``.  A factor is ``nan`` when a side is ``nan``
         (no success within the largest share tried: the factor exceeds ``max_fraction / plain``).
         ``stop_guard``: the smallest guard of ``price`` above ``checked``, and ``stop_price`` its F1 loss:
         a defence guarding against a share ``eta`` leaves any attacker with fewer than ``eta`` fake users

@@ -324,7 +324,7 @@ def audit_protocol(protocol: HeavyHitterProtocol, *, n: int, alpha: float = 1e-6
     plan = protocol.plan(check_int(plan_users, "plan_users", 1), rng=rng)
     kinds = group_kinds(plan)
     chosen = [g for gs in kinds.values() for g in (gs[:1] if groups == "kinds" else gs)]
-    oracle = str(getattr(protocol, "oracle", plan.questions[0][0].oracle_name))
+    oracle = str(protocol.oracle)
     rows = []
     for g in sorted(chosen):
         row = audit_group(plan, g, n=n, alpha=alpha)

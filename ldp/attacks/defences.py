@@ -78,7 +78,7 @@ from .fake import random_values
 from .simulate import planted as _planted
 
 __all__ = ["SupportCountDetector", "Detection", "consistency_check", "flagged_values", "chernoff_upper",
-           "detector_trial", "detector_rates", "index_uniformity", "index_counts_test"]
+           "detector_trial", "detector_rates", "index_uniformity", "index_counts_test", "estimate_variance"]
 
 
 def chernoff_upper(mean: float, M: int, delta: float) -> float:
@@ -274,8 +274,26 @@ class SupportCountDetector:
                                users=reports.users[keep])
 
 
-def _variance(question: Question, n_users: int, n: int, est: np.ndarray) -> np.ndarray:
-    """Variance of population-scaled estimates ``est`` from ``n_users`` reports (the count term included)."""
+def estimate_variance(question: Question, n_users: int, n: int, est: np.ndarray) -> np.ndarray:
+    """Variance of population-scaled estimates from one step (eq. (2)'s estimator, the count term included).
+
+    Parameters
+    ----------
+    question : Question
+        The step's question (its oracle gives ``p`` and ``q``).
+    n_users : int
+        Reports the step aggregated.
+    n : int
+        The population the estimates are scaled to.
+    est : array_like
+        The step's estimates, scaled to ``n``; each answer's true count is taken as its estimate, clipped to
+        ``[0, n_users]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The variance of each estimate, in the population's scale.
+    """
     o = question.oracle()
     p, q = o.p, o.q
     cnt = np.clip(np.asarray(est, dtype=float) * n_users / n, 0.0, n_users)
@@ -324,14 +342,14 @@ def consistency_check(result: HeavyHitterResult, *, alpha: float = 1e-3) -> pd.D
     if len(result) == 0:
         return pd.DataFrame(columns=["test", "step", "parent", "children", "excess", "sd", "z", "flagged",
                                      "released"])
-    var_final = _variance(final.question, final.n_users, n, result.estimates)
+    var_final = estimate_variance(final.question, final.n_users, n, result.estimates)
     for i, rd in enumerate(rounds[:-1]):
         if rd.question is None or rd.estimates.shape[0] == 0:
             continue
         ans = rd.question.answer(hh, m)
         order = np.argsort(value_keys(rd.kept), kind="stable")
         pos = match_sorted(rd.kept[order], ans)
-        var_r = _variance(rd.question, rd.n_users, n, rd.estimates)
+        var_r = estimate_variance(rd.question, rd.n_users, n, rd.estimates)
         for v in np.flatnonzero(pos >= 0):
             j = order[pos[v]]
             rows.append({"test": "part", "step": i, "parent": int(j), "children": 1,
@@ -346,8 +364,8 @@ def consistency_check(result: HeavyHitterResult, *, alpha: float = 1e-3) -> pd.D
         child_parent = _prefix_of(b.kept, b.question.stop, L)
         order = np.argsort(value_keys(a.kept), kind="stable")
         pos = match_sorted(a.kept[order], child_parent)
-        var_a = _variance(a.question, a.n_users, n, a.estimates)
-        var_b = _variance(b.question, b.n_users, n, b.estimates)
+        var_a = estimate_variance(a.question, a.n_users, n, a.estimates)
+        var_b = estimate_variance(b.question, b.n_users, n, b.estimates)
         rel = _released_prefixes(hh, m, b.question.stop)
         for jp in np.unique(pos[pos >= 0]):
             kids = np.flatnonzero(pos == jp)

@@ -79,7 +79,7 @@ from scipy import stats
 from ..core import HeavyHitterResult
 from ..validation import check_fraction, check_real
 from .crafting import gain
-from .defences import _variance
+from .defences import estimate_variance
 
 __all__ = ["Recovery", "recover"]
 
@@ -162,7 +162,7 @@ def recover(result: HeavyHitterResult, *, eta: float, alpha: float = 1e-3) -> Re
     if A == 0:
         empty = np.zeros(0)
         return Recovery(result, empty, empty, np.zeros(0, dtype=bool), eta, alpha, g)
-    sd = np.sqrt(_variance(last.question, last.n_users, n, est))
+    sd = np.sqrt(estimate_variance(last.question, last.n_users, n, est))
     z = float(stats.norm.isf(alpha / A))
     genuine = np.maximum(est, 0.0) / (1.0 - eta)
     lower = (est - eta * n * g - z * sd) / (1.0 - eta)

@@ -8,7 +8,10 @@ from the bottom up (import-linter contracts in ``pyproject.toml``):
 L10   ``artifact`` (the artifact appendix, with each claim's rerun command),
       ``rerun`` (the book build, and reruns of a chapter with your own
       parameters: ``python -m ldp rerun``), ``glue`` (what a chapter glues
-      into its text) and ``report`` (the reproduction report's pages)
+      into its text), ``pages`` (writes the book's generated pages), then
+      ``answer`` (the first page: the answer and the figures' gallery),
+      then ``report`` (the reproduction report's page, and the pieces of
+      MyST the pages share)
 L9    ``chapters``: one package per chapter, ``cNN_name``, with what it
       computes, its figures and its claims; the claims registry
 L8    ``claims`` (what a claim is, the decision rules, the measures they

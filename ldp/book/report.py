@@ -1,46 +1,40 @@
-"""The reproduction report's pages, rendered from the evaluated claims: the claim explorer, the evidence, the scorecard.
+"""The reproduction report's page, rendered from the evaluated claims, and the MyST pieces the book's pages share.
 
 The claims are decided below, by :func:`ldp.book.claims.evaluation` (one row per claim) and
-:func:`ldp.book.claims.sentences` (one row per sentence of the paper); this module only
-renders them, as MyST Markdown, and writes the files:
+:func:`ldp.book.claims.sentences` (one row per sentence of the paper); this module only renders them, as MyST
+Markdown:
 
-- :func:`render_report`: the report page. It opens with the **claim explorer**, one compact
-  row per sentence (id, where, the quote shortened, the verdict as a coloured badge, the cause
-  class and the one-line cause), which ``book/_static/ldp-explorer.js`` makes sortable and
-  filterable in the browser (offline; in the PDF it is a long table). Each row links to its
-  evidence below: the quote, what was tested and measured, the rule, the verdict with its
-  cause, the verdicts under the other readings the paper leaves open, and the sentence's parts.
-  Our readings of sentences that state no result, and our own claims, are listed apart.
-- :func:`render_scorecard`: the intro's box, opening with one sentence a reader can repeat.
+- :func:`render_report`: the report page. It opens with the **summary**, one row per sentence of the paper
+  (id, where, what it says, the verdict as a coloured badge, the class and the whole line of its cause),
+  which ``book/_static/ldp-explorer.js`` makes sortable and filterable in the browser (offline; in the PDF it
+  is a long table). Each row links to its evidence below, folded by section: the quote, what was tested and
+  measured, the rule, the verdict with its cause, the verdicts under the other readings the paper leaves
+  open, and the sentence's parts. Our readings of sentences that state no result, and our own claims, are
+  listed apart; the rules close the page, folded too.
+- :func:`render_scorecard`: the first page's details, folded: the counts, the largest differences, the
+  stand-ins and what computed each figure.
 - :func:`claims_json`: the rows the Sphinx extension ``book/_ext/ldp_evidence.py`` puts in a box
   under each of the paper's figures.
+- the pieces of MyST every page of the report uses: :func:`cell`, :func:`anchor`, :func:`caret_math`,
+  :func:`cause_label`, :data:`BADGE`, :func:`quick_banner`.
 
-A book build (:func:`ldp.book.rerun.build.stage` calls :func:`write_book_report` once the notebooks
-ran) writes, atomically, into ``_generated/report/``: ``report.md`` (included by
-``book/reproduction.md``), ``scorecard.md`` (by ``book/intro.md``), ``claims.json`` and
-``claims.csv`` (the tidy table of :func:`ldp.book.claims.evaluation`).  A rerun
-(:func:`ldp.book.rerun.run.rerun` calls :func:`write_rerun_report`) gets ``claims.csv`` and
-``claims.md`` in its folder, with only the claims its chapter measures.
+The first page's answer and gallery are :mod:`ldp.book.answer`; :mod:`ldp.book.pages` writes the files.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Iterable
-from pathlib import Path
 
 import pandas as pd
 
-from ..paths import atomic_path, generated_dir
 from .claims import verdicts as V
 from .claims.claim import STAND_INS, Registry, display_quote
-from .claims.evaluation import NOT_COVERED, evaluate, largest_differences, sentences, verdict_counts
-from .claims.store import MODES, ResultStore
+from .claims.evaluation import NOT_COVERED, largest_differences, sentences, verdict_counts
 
-__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "anchor", "caret_math", "quick_banner",
-           "render_report", "render_scorecard", "summary_sentence", "claims_json", "write_outputs",
-           "write_book_report", "write_rerun_report"]
+__all__ = ["REPORT_DIR", "CLAIMS_JSON", "REPORT_DOC", "SECTIONS", "BADGE", "anchor", "caret_math", "cell",
+           "major_section", "cause_label", "sentence_end", "check_mode", "quick_banner", "render_report",
+           "render_scorecard", "summary_sentence", "claims_json"]
 
 #: the folder under ``_generated/`` the book's generated report pages go to
 REPORT_DIR = "report"
@@ -54,7 +48,8 @@ SECTIONS = {"2": "Section 2: frequency oracles", "3": "Section 3: existing metho
             "4": "Section 4: PEM and its analysis (with the appendix)", "5": "Section 5: validation of the analysis",
             "6": "Section 6: evaluation",
             "7": "Section 7 and after (ours): PEM against TreeHist and SFP, malicious users, scale"}
-_BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "secondary"}
+#: each verdict's badge colour (sphinx-design); not testable is grey ("muted": the theme's "secondary" is orange)
+BADGE = {V.REPRODUCED: "success", V.PARTLY: "warning", V.NOT_REPRODUCED: "danger", V.NOT_TESTABLE: "muted"}
 _SHORT_STAND_IN = {"url": "the URL stand-in", "url-calibrated": "the URL stand-in", "mcm": "our MCM (from the text)",
                    "spm": "our SPM (from the text)"}
 _GREEK = {"ε": r"\varepsilon", "η": r"\eta", "θ": r"\theta", "γ": r"\gamma"}
@@ -73,7 +68,8 @@ def quick_banner(mode: str | None) -> str:
     return ""
 
 
-def _check_mode(mode: str | None) -> None:
+def check_mode(mode: str | None) -> None:
+    """Refuse a mode other than ``"full"``, ``"quick"``, ``"rerun"`` or None, naming the allowed ones."""
     if mode not in (None, "full", "quick", "rerun"):
         raise ValueError(f"mode={mode!r} must be 'full', 'quick', 'rerun' or None")
 
@@ -92,21 +88,11 @@ def caret_math(text: str) -> str:
     return "$".join(pieces)
 
 
-def _cell(text) -> str:
+def cell(text) -> str:
     """Text safe for one line of MyST (a table cell, a list item): pipes escaped, powers as math."""
     if text is None or (isinstance(text, float) and math.isnan(text)):
         return ""
     return caret_math(re.sub(r"\s+", " ", str(text)).replace("|", "\\|").strip())
-
-
-def _short(text: str, n: int = 100) -> str:
-    """``text`` (a quote as the paper prints it, a cause) cut at a word before ``n`` characters (never inside math)."""
-    if len(text) <= n:
-        return text
-    cut = text[:n].rsplit(" ", 1)[0]
-    if cut.count("$") % 2:
-        cut = cut[:cut.rindex("$")].rstrip()
-    return cut + " …"
 
 
 def anchor(sentence_id: str) -> str:
@@ -114,22 +100,24 @@ def anchor(sentence_id: str) -> str:
     return f"claim-{sentence_id}"
 
 
-def _major(section: str) -> str:
+def major_section(section: str) -> str:
+    """The report's group of a claim's section (a key of :data:`SECTIONS`; the appendix goes with section 4)."""
     head = str(section).split(".")[0]
     return head if head in SECTIONS else "4"
 
 
 def _badge(verdict: str) -> str:
-    return f"{{bdg-{_BADGE[verdict]}}}`{verdict}`"
+    return f"{{bdg-{BADGE[verdict]}}}`{verdict}`"
 
 
-def _cause_label(kind: str) -> str:
+def cause_label(kind: str) -> str:
+    """The short label of a cause class (:data:`ldp.book.claims.verdicts.CAUSES`), empty for an unknown one."""
     return V.CAUSES[kind][0] if kind in V.CAUSES else ""
 
 
 def _where(row) -> str:
     title = row["figure_title"] if isinstance(row["figure_title"], str) and row["figure_title"] else ""
-    ref = _cell(row["ref"])
+    ref = cell(row["ref"])
     return f"§{row['section']}, {ref}" if not title or title in ref else f"§{row['section']}, {ref} ({title})"
 
 
@@ -144,35 +132,40 @@ def _flips(row) -> dict[str, str]:
     return json.loads(row.get("flips") or "{}")
 
 
-def _explorer(rows: pd.DataFrame, caption: str) -> list[str]:
-    """The explorer: in HTML a list-table the page's script sorts and filters; in LaTeX a long table.
+def sentence_end(text: str) -> str:
+    """``text`` closed by a full stop (unless it ends with one, or with ``?``/``!``)."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".?!" else text + "."
 
-    Four columns: the claim (its id, a link to its evidence, and where the paper says it), the quote
-    shortened, the verdict as a coloured badge, and the cause: its class in bold (what the cause
-    filter reads) and one line, with the verdict under another reading when that one differs.
+
+def _explorer(rows: pd.DataFrame, caption: str, says: str) -> list[str]:
+    """The summary: one list-table for the browser (sorted and filtered by ``ldp-explorer.js``) and the PDF.
+
+    Four columns: the claim (its id, a link to its evidence, and where the paper says it), what the
+    sentence says in a few words (header ``says``), the verdict as a coloured badge, and the cause: its class
+    in bold (what the cause filter reads) and its whole line, with the verdict under another reading when
+    that one differs.  One table serves both builders, so the book's tables are numbered as the reader sees
+    them (HTML: class ``ldp-explorer``; LaTeX: ``longtable``, rows break across pages).
     """
-    html = ["```{only} html", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer",
-            ":widths: 22 32 16 30", "", "* - Claim", "  - The paper says", "  - Verdict", "  - Cause"]
-    tex = ["```{only} latex", f":::{{list-table}} {caption}", ":header-rows: 1", ":class: longtable",
-           ":widths: 34 16 50", "", "* - Claim", "  - Verdict", "  - Cause"]
+    out = [f":::{{list-table}} {caption}", ":header-rows: 1", ":class: ldp-explorer longtable",
+           ":widths: 27 19 14 40", "", "* - Claim", f"  - {says}", "  - Verdict", "  - Cause"]
     for _, r in rows.iterrows():
-        claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {_cell(r['ref'])}"
-        cause = (f"**{_cause_label(r['cause_class'])}**: {_cell(_short(r['cause'], 110))}" if r["cause_class"] else "")
+        claim = f"{{ref}}`{r['id']} <{anchor(r['id'])}>` §{r['section']}, {cell(r['ref'])}"
+        cause = (f"**{cause_label(r['cause_class'])}**: {sentence_end(cell(r['cause']))}"
+                 if r["cause_class"] else "")
         cause += "".join(f" *Another reading: {v}.*" for v in _flips(r).values())
-        html += [f"* - {claim}", f"  - “{_cell(_short(display_quote(r['quote']), 80))}”",
-                 f"  - {_badge(r['verdict'])}", f"  - {cause}"]
-        tex += [f"* - {claim}", f"  - {r['verdict']}", f"  - {cause}"]
-    return html + [":::", "```", ""] + tex + [":::", "```", ""]
+        out += [f"* - {claim}", f"  - {cell(r['paper'])}", f"  - {_badge(r['verdict'])}", f"  - {cause}"]
+    return out + [":::", ""]
 
 
 def _part_lines(p, indent: str = "") -> list[str]:
     """What the evidence says about one claim (a sentence of one part, or one part of a sentence)."""
-    lines = [f"{indent}- **We test:** {_cell(p['tested'])} ({_cell(p['rule'])})",
-             f"{indent}- **We measure:** {_cell(p['measured'] or '—')}"
-             + (f" *{_cell(p['note'])}*" if p["note"] else ""),
-             f"{indent}- **Verdict:** {_badge(p['verdict'])} {_cell(p['explanation'])}"]
+    lines = [f"{indent}- **We test:** {cell(p['tested'])} ({cell(p['rule'])})",
+             f"{indent}- **We measure:** {cell(p['measured'] or '—')}"
+             + (f" *{cell(p['note'])}*" if p["note"] else ""),
+             f"{indent}- **Verdict:** {_badge(p['verdict'])} {cell(p['explanation'])}"]
     if p["cause_class"]:
-        lines.append(f"{indent}- **Cause ({_cause_label(p['cause_class'])}):** {_cell(p['cause'])}")
+        lines.append(f"{indent}- **Cause ({cause_label(p['cause_class'])}):** {cell(p['cause'])}")
     others = json.loads(p["sensitivity"] or "[]")
     if p["interpretation"] and not others and p["verdict"] != V.NOT_TESTABLE:
         lines.append(f"{indent}- **Under another reading:** none computed (the readings cited below have no "
@@ -180,8 +173,8 @@ def _part_lines(p, indent: str = "") -> list[str]:
     for s in others:
         flips = " — **the verdict flips**" if s["flips"] else " — the verdict stands"
         lines.append(f"{indent}- **Under another reading** "
-                     f"([{_cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
-                     f" {s['verdict']}{flips if s['verdict'] != V.NOT_TESTABLE else ''}; {_cell(s['measured'])}")
+                     f"([{cell(s['reading'])}]({INTERPRETATION_DOC}#{s['anchor']})):"
+                     f" {s['verdict']}{flips if s['verdict'] != V.NOT_TESTABLE else ''}; {cell(s['measured'])}")
     flags = []
     if p["stand_in"]:
         flags.append("rests on " + ", ".join(_SHORT_STAND_IN.get(s, s) for s in p["stand_in"].split(", "))
@@ -190,7 +183,7 @@ def _part_lines(p, indent: str = "") -> list[str]:
         flags.append("our reading: " + " ".join(f"[{i + 1}]({INTERPRETATION_DOC}#{a})"
                                                 for i, a in enumerate(p["interpretation"].split(", "))))
     if p["coverage"]:
-        flags.append(_cell(p["coverage"]))
+        flags.append(cell(p["coverage"]))
     if flags:
         lines.append(f"{indent}- **Flags:** " + "; ".join(flags))
     return lines + [f"{indent}- **Measured in** {_link(p)}"]
@@ -199,11 +192,11 @@ def _part_lines(p, indent: str = "") -> list[str]:
 def _evidence(row, parts: pd.DataFrame) -> list[str]:
     """One sentence's evidence, folded under a one-line title (id, where, verdict): its quote, what the paper
     says, the cause and the other readings' verdicts, then its parts (or the one claim that is it)."""
-    flips = "".join(f" Under {_cell(k)} it would be **{v}**." for k, v in _flips(row).items())
+    flips = "".join(f" Under {cell(k)} it would be **{v}**." for k, v in _flips(row).items())
     lines = [f"({anchor(row['id'])})=", f"::::{{dropdown}} {row['id']} · {_where(row)} · {_badge(row['verdict'])}",
-             ":class-container: ldp-evidence", "", f"> “{_cell(display_quote(row['quote']))}”", "",
-             f"*The paper:* {_cell(row['paper'])}."
-             + (f" **Cause ({_cause_label(row['cause_class'])}):** {_cell(row['cause'])}" if row["cause_class"] else "")
+             ":class-container: ldp-evidence", "", f"> “{cell(display_quote(row['quote']))}”", "",
+             f"*The paper:* {cell(row['paper'])}."
+             + (f" **Cause ({cause_label(row['cause_class'])}):** {cell(row['cause'])}" if row["cause_class"] else "")
              + flips, ""]
     if len(parts) == 1:
         return lines + _part_lines(parts.iloc[0]) + ["::::", ""]
@@ -211,7 +204,7 @@ def _evidence(row, parts: pd.DataFrame) -> list[str]:
     lines.append("")
     for _, p in parts.iterrows():
         role = "" if p["decides"] else " (a detail: it shows an exception and does not decide)"
-        lines.append(f"- `{p['id']}`{role}: “{_cell(display_quote(p['quote']))}” ({_cell(p['paper'])})")
+        lines.append(f"- `{p['id']}`{role}: “{cell(display_quote(p['quote']))}” ({cell(p['paper'])})")
         lines += _part_lines(p, "  ")
     return lines + ["::::", ""]
 
@@ -230,20 +223,22 @@ def rules_section() -> str:
         "argmax": f"in every series the value at the claimed optimum is within {V.Z_TOL:g} SE of the maximum",
     }
     lines = ["## How the verdicts are decided", "",
+             "::::{dropdown} The five rules, the tolerances and the classes of a cause",
+             ":class-container: ldp-folded", "",
              "Every verdict is computed from the saved figure data by one of five rules (`ldp.book.claims.rules`); "
              "none is typed by hand. The verdicts are exactly: " + ", ".join(f"**{v}**" for v in V.VERDICTS)
              + ". A claim is *not testable here* when its inputs are missing, when the run's parameters leave out "
                "its setting, or when it rests on a stand-in that cannot decide it. "
-             + _cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", ""]
+             + cell(V.COMBINE_RULE[0].upper() + V.COMBINE_RULE[1:]) + ".", ""]
     lines += _list_table(("Rule", "When it says reproduced", "When partly"), "22 39 39",
-                         [(k, _cell(t), _cell(V.PARTLY_RULE[k])) for k, t in text.items()])
+                         [(k, cell(t), cell(V.PARTLY_RULE[k])) for k, t in text.items()])
     lines += ["Tolerances (written once, in `ldp.book.claims.verdicts`):", ""]
     lines += _list_table(("Constant", "Value", "Meaning"), "32 14 54",
                          [(f"`{t['constant']}`", t["value"] if isinstance(t["value"], str) else f"{t['value']:.4g}",
-                           _cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
+                           cell(t["meaning"])) for _, t in V.tolerance_table().iterrows()])
     lines += ["Every verdict other than reproduced names its cause, of one of these classes:", ""]
-    lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, _cell(m)) for lab, m in V.CAUSES.values()])
-    return "\n".join(lines)
+    lines += _list_table(("Cause", "Meaning"), "22 78", [(lab, cell(m)) for lab, m in V.CAUSES.values()])
+    return "\n".join([*lines, "::::", ""])
 
 
 def _list_table(head: tuple[str, ...], widths: str, rows) -> list[str]:
@@ -254,8 +249,24 @@ def _list_table(head: tuple[str, ...], widths: str, rows) -> list[str]:
     return out + [":::", ""]
 
 
+def _counts_words(rows: pd.DataFrame) -> str:
+    """'12 reproduced, 2 partly reproduced' (the verdicts that occur, best first)."""
+    return ", ".join(f"{c} {v}" for v, c in verdict_counts(rows).items() if c)
+
+
+def _evidence_group(title: str, rows: pd.DataFrame, table: pd.DataFrame) -> list[str]:
+    """The evidence of a group of sentences (a section of the paper, or ours), folded: one dropdown holding one
+    folded block per sentence (the report's script unfolds both when a link leads to a sentence)."""
+    blocks = ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in rows.iterrows()]
+    return [f":::::{{dropdown}} {title} ({len(rows)} {'sentence' if len(rows) == 1 else 'sentences'}: "
+            f"{_counts_words(rows)})", ":class-container: ldp-folded", "", *blocks, ":::::", ""]
+
+
 def render_report(table: pd.DataFrame, mode: str | None) -> str:
-    """The report page: banner, the claim explorer, the evidence by section, our readings and claims, the rules.
+    """The report page: banner, the summary, our readings and claims, the evidence by section, the rules.
+
+    The summary (one row per sentence of the paper) is open; everything else is folded: our own sentences,
+    the evidence of each section of the paper (one block per sentence inside) and the rules.
 
     Parameters
     ----------
@@ -269,28 +280,33 @@ def render_report(table: pd.DataFrame, mode: str | None) -> str:
     str
         MyST Markdown.
     """
-    _check_mode(mode)
+    check_mode(mode)
     rows = sentences(table)
     paper, apart = rows[rows["kind"] == "paper"], rows[rows["kind"] != "paper"]
-    parts = [quick_banner(mode), "## Claim explorer", "",
-             "One row per sentence of the paper, in the paper's order. Click a column's header to sort; choose a "
+    parts = [quick_banner(mode), "## Summary", "",
+             "One row per sentence of the paper that states a result, in the paper's order: what it says, the "
+             "verdict and, for any verdict but reproduced, its cause. Click a column's header to sort; choose a "
              "verdict, a section or a cause to filter; the claim's id leads to its evidence below.", "",
-             *_explorer(paper, "The paper's claims")]
+             *_explorer(paper, "The paper's result sentences", "The paper says")]
     if len(apart):
-        parts += ["Our readings of sentences that state no result, and our own claims about the protocols after "
+        parts += ["## Our readings and our own claims", "",
+                  "Our readings of sentences that state no result, and our own claims about the protocols after "
                   "PEM, are not the paper's results; they are listed apart and never among its largest differences.",
-                  "", *_explorer(apart, "Our readings and our own claims")]
+                  "", f"::::{{dropdown}} {len(apart)} sentences of ours ({_counts_words(apart)})",
+                  ":class-container: ldp-folded", "",
+                  *_explorer(apart, "Our readings and our own claims", "We say"), "::::", ""]
+    parts += ["## Evidence, sentence by sentence", "",
+              "Each sentence's quote, what was tested and measured, the rule, the verdict with its cause, and the "
+              "verdict under each other reading the paper leaves open, by the paper's sections.", ""]
     for major, title in SECTIONS.items():
-        sec = paper[paper["section"].map(_major) == major]
+        sec = paper[paper["section"].map(major_section) == major]
         if len(sec):
-            parts.append(f"## {title}\n")
-            parts += ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in sec.iterrows()]
+            parts += _evidence_group(title, sec, table)
     for kind, title in (("reading", "Our readings of sentences that state no result"),
-                        ("ours", "Our own claims: PEM against TreeHist and SFP")):
+                        ("ours", "Our own claims: the protocols after PEM, malicious users, scale")):
         sec = rows[rows["kind"] == kind]
         if len(sec):
-            parts.append(f"## {title}\n")
-            parts += ["\n".join(_evidence(r, table[table["sentence"] == r["id"]])) for _, r in sec.iterrows()]
+            parts += _evidence_group(title, sec, table)
     return "\n".join(p for p in parts if p is not None) + "\n" + rules_section()
 
 
@@ -306,8 +322,8 @@ def summary_sentence(rows: pd.DataFrame) -> str:
 
     def by_class(verdict: str, named: bool) -> str:
         grp = paper[paper["verdict"] == verdict].groupby("cause_class", sort=False)["ref"]
-        return ", ".join(f"{' and '.join(dict.fromkeys(_cell(r) for r in refs))} ({_cause_label(k)})" if named
-                         else f"{len(refs)} {_cause_label(k)}" for k, refs in grp)
+        return ", ".join(f"{' and '.join(dict.fromkeys(cell(r) for r in refs))} ({cause_label(k)})" if named
+                         else f"{len(refs)} {cause_label(k)}" for k, refs in grp)
 
     text = f"**{n[V.REPRODUCED]} of the paper's {len(paper)} result sentences are reproduced**"
     if n[V.NOT_REPRODUCED]:
@@ -316,7 +332,7 @@ def summary_sentence(rows: pd.DataFrame) -> str:
         text += f"; {n[V.PARTLY]} partly ({by_class(V.PARTLY, False)})"
     if n[V.NOT_TESTABLE]:
         text += f"; {n[V.NOT_TESTABLE]} cannot be tested here ({by_class(V.NOT_TESTABLE, False)})"
-    flips = [_cell(r["ref"]) for _, r in paper.iterrows() if _flips(r)]
+    flips = [cell(r["ref"]) for _, r in paper.iterrows() if _flips(r)]
     return text + "." + (f" Under another reading the paper leaves open, the verdict changes for: {'; '.join(flips)}."
                          if flips else "")
 
@@ -331,12 +347,13 @@ def _engine_text(engine: str, mode: str | None) -> str:
 
 
 def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, *, report: str = REPORT_DOC) -> str:
-    """The scorecard: one sentence, verdict counts, the largest differences with their causes, stand-ins, engines.
+    """The first page's details, folded: the scorecard (every count, the largest differences, the stand-ins) and
+    what computed each figure.
 
     Parameters
     ----------
     table, mode
-        As for :func:`render_report` (the claims table; the build mode, "quick" adding the banner).
+        As for :func:`render_report` (the claims table; the build mode, "quick" saying so in the titles).
     registry : Registry
         Its ``engines``: what computed each figure.
     report : str
@@ -345,14 +362,14 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     Returns
     -------
     str
-        MyST Markdown: an admonition (after the banner of a quick build).
+        MyST Markdown: two dropdowns.
     """
-    _check_mode(mode)
+    check_mode(mode)
     rows = sentences(table)
     by = {k: rows[rows["kind"] == k] for k in ("paper", "reading", "ours")}
-    title = ("Scorecard of this quick build (small samples: not the reproduction's verdicts)" if mode == "quick"
-             else "Scorecard: the paper's claims against this build")
-    lines = [quick_banner(mode), f"```{{admonition}} {title}", ":class: tip", "", summary_sentence(rows), "",
+    quick = " (quick build: small samples, not the reproduction's verdicts)" if mode == "quick" else ""
+    lines = [f"::::{{dropdown}} The scorecard in detail: every count, the largest differences, the stand-ins{quick}",
+             ":class-container: ldp-folded", "", summary_sentence(rows), "",
              f"Each sentence of the paper that states a result is one claim, decided by a stated rule: "
              f"{_counts_text(by['paper'])}."
              + (f" Apart from them, {len(by['reading'])} of our readings of sentences that state no result "
@@ -365,18 +382,17 @@ def render_scorecard(table: pd.DataFrame, mode: str | None, registry: Registry, 
     diffs = largest_differences(rows)
     if len(diffs):
         lines += ["Where this build differs most from the paper, and why:", ""]
-        lines += [f"- {_cell(r['ref'])}, {{ref}}`{r['id']} <{anchor(r['id'])}>` (**{r['verdict']}**): "
-                  f"{_cell(r['paper'])}. *{_cause_label(r['cause_class']).capitalize()}:* {_cell(r['cause'])}"
+        lines += [f"- {cell(r['ref'])}, {{ref}}`{r['id']} <{anchor(r['id'])}>` (**{r['verdict']}**): "
+                  f"{cell(r['paper'])}. *{cause_label(r['cause_class']).capitalize()}:* {cell(r['cause'])}"
                   for _, r in diffs.iterrows()]
         lines.append("")
     lines += ["Stand-ins and re-implementations: " + "; ".join(STAND_INS.values()) + ".", "",
-              "What computed each figure: " + "; ".join(
-                  (f"`{f}`" if registry.title(f) == f else f"{registry.title(f)} (`{f}`)")
-                  + f": {_engine_text(e, mode)}" for f, e in registry.engines.items()
-                  if not f.count("/")) + ".", "",
               f"Every claim, its rule, its verdict and its cause: {{doc}}`the reproduction report <{report}>`.",
-              "```", ""]
-    return "\n".join(lines)
+              "::::", "",
+              f"::::{{dropdown}} What computed each figure{quick}", ":class-container: ldp-folded", ""]
+    lines += [f"- {registry.title(f)} (`{f}`): {_engine_text(e, mode)}" if registry.title(f) != f
+              else f"- `{f}`: {_engine_text(e, mode)}" for f, e in registry.engines.items() if not f.count("/")]
+    return "\n".join([*lines, "", "::::", ""])
 
 
 def _plain(value):
@@ -418,108 +434,10 @@ def claims_json(table: pd.DataFrame, mode: str | None) -> dict:
             p |= {k: caret_math(p[k]) for k in ("paper", "measured", "explanation", "note", "ref", "cause")
                   if isinstance(p.get(k), str)}  # x^y as math, as on the report page
             parts.append(p | {"quote": display_quote(r["quote"]), "sensitivity": json.loads(r["sensitivity"]),
-                              "cause_label": _cause_label(r["cause_class"])})
+                              "cause_label": cause_label(r["cause_class"])})
         out.append({"id": s["id"], "kind": s["kind"], "verdict": s["verdict"], "cause_class": s["cause_class"],
-                    "cause_label": _cause_label(s["cause_class"]), "cause": caret_math(s["cause"]),
+                    "cause_label": cause_label(s["cause_class"]), "cause": caret_math(s["cause"]),
                     "flips": _flips(s), "label": anchor(s["id"]), "figures": sorted({p["figure"] for p in parts
                                                                                       if p["figure"]}), "parts": parts})
     return {"mode": mode, "counts": verdict_counts(rows[rows["kind"] == "paper"]),
             "figures": {f: t or f for f, t in sorted(zip(table["figure"], table["figure_title"])) if f}, "rows": out}
-
-
-def _write(path: Path, text: str) -> Path:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
-
-
-def write_outputs(store: ResultStore, registry: Registry, folder: str | Path | None = None, *, mode: str | None = None,
-                  chapters: Iterable[str] | None = None) -> dict[str, Path]:
-    """Evaluate every claim against ``store`` and write the renderings for the book, atomically.
-
-    Writes ``claims.csv``, ``claims.json``, ``report.md`` and ``scorecard.md`` into ``folder``
-    (default ``<store>/report``).
-
-    Parameters
-    ----------
-    store : ResultStore
-        The results of a build mode or a rerun.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-    folder : path-like, optional
-        Where to write.
-    mode : {"full", "quick", "rerun"}, optional
-        Default: the store's mode (a quick build's pages carry the banner).
-    chapters : iterable of str, optional
-        Only the claims of these chapters.
-
-    Returns
-    -------
-    dict
-        The written paths by name (``"report.md"``, ...).
-    """
-    mode = store.mode if mode is None else mode
-    folder = Path(folder) if folder is not None else store.root / REPORT_DIR
-    table = evaluate(store, registry, chapters=chapters)
-    with atomic_path(folder / "claims.csv") as tmp:
-        table.to_csv(tmp, index=False)
-    return {"claims.csv": folder / "claims.csv",
-            CLAIMS_JSON: _write(folder / CLAIMS_JSON, json.dumps(claims_json(table, mode), indent=1,
-                                                                ensure_ascii=False) + "\n"),
-            "report.md": _write(folder / "report.md", render_report(table, mode)),
-            "scorecard.md": _write(folder / "scorecard.md", render_scorecard(table, mode, registry))}
-
-
-def write_book_report(mode: str, registry: Registry, generated: str | Path | None = None) -> dict[str, Path]:
-    """The claims of a book build, for the book: ``<generated>/report/`` (see the module's docstring).
-
-    Parameters
-    ----------
-    mode : {"full", "quick"}
-        The build's mode; its store is ``<generated>/cache/<mode>``.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-    generated : path-like, optional
-        Default :func:`ldp.paths.generated_dir`.
-
-    Returns
-    -------
-    dict
-        The written paths by name.
-    """
-    if mode not in MODES:
-        raise ValueError(f"mode={mode!r} must be one of {MODES}")
-    base = Path(generated) if generated is not None else generated_dir()
-    return write_outputs(ResultStore.for_build(mode, base), registry, base / REPORT_DIR, mode=mode)
-
-
-def write_rerun_report(folder: str | Path, chapter: str, registry: Registry) -> dict[str, Path]:
-    """The claims table of a rerun, in its folder: ``claims.csv`` and ``claims.md``.
-
-    Only the claims ``chapter`` measures; the run's ``parameters.json`` (every
-    value it ran with) decides which of them its setting still covers.
-
-    Parameters
-    ----------
-    folder : path-like
-        The run's folder (``my-runs/NAME-HASH``, or ``--out``), holding
-        ``figures/`` and ``parameters.json``.
-    chapter : str
-        The chapter that ran, e.g. ``"06_evaluation"``.
-    registry : Registry
-        The claims (:data:`ldp.book.chapters.REGISTRY`).
-
-    Returns
-    -------
-    dict
-        ``{"claims.csv": path, "claims.md": path}``.
-    """
-    store = ResultStore.for_rerun(folder)
-    params = store.root / "parameters.json"
-    if params.is_file() and store.parameters(chapter) is None:  # a --out folder not named CHAPTER-HASH
-        store.save_parameters(chapter, json.loads(params.read_text(encoding="utf-8")))
-    table = evaluate(store, registry, chapters=[chapter])
-    with atomic_path(store.root / "claims.csv") as tmp:
-        table.to_csv(tmp, index=False)
-    page = f"# Claims of this rerun of {chapter}\n\n" + render_report(table, "rerun")
-    return {"claims.csv": store.root / "claims.csv", "claims.md": _write(store.root / "claims.md", page)}

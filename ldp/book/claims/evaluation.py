@@ -29,7 +29,7 @@ NOT_COVERED = "not covered by this run's parameters"
 COLUMNS = ["id", "sentence", "decides", "section", "ref", "quote", "paper", "tested", "measured", "rule", "rule_kind",
            "verdict", "explanation", "cause_class", "cause", "sensitivity", "note", "stand_in", "stand_in_decides",
            "interpretation", "chapter", "figure", "covered", "coverage", "excess", "ours", "reading", "figure_title",
-           "cause_numbers"]
+           "cause_numbers", "numbers"]
 #: the parameters that count a chapter's runs: a quick build's small-sample cause quotes them
 RUN_COUNTS = ("repetitions", "n_repetitions", "n_reps", "n_runs", "mc_reps", "trials")
 _FAILED = (MissingResult, MissingInput, NotCovered, KeyError, ValueError, IndexError)
@@ -300,7 +300,9 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     Returns
     -------
     pandas.DataFrame
-        One row per claim, in registry order.
+        One row per claim, in registry order; ``numbers`` holds, as JSON, the numbers its rule decided on
+        (:class:`~ldp.book.claims.verdicts.Decision`: ``points``, ``holds``, ``holm_rejected``, ...; ``{}`` when
+        it was not measured).
     """
     if not isinstance(store, ResultStore):
         raise TypeError(f"store must be a ResultStore, got {type(store).__name__}")
@@ -308,7 +310,16 @@ def evaluate(store: ResultStore, registry: Registry, *, chapters: Iterable[str] 
     rows = [evaluate_claim(c, store, title=registry.title(c.figure) if c.figure else "",
                            sentence=registry.sentence_of(c.id).id, decides=registry.decides(c.id))
             for c in registry.claims if wanted is None or c.chapter in wanted]
+    for row in rows:  # the numbers the rule decided on, as JSON (the pages quote them; claims.csv keeps them)
+        row["numbers"] = json.dumps(row["numbers"], default=_plain_number, ensure_ascii=False)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _plain_number(value):
+    """A numpy scalar as a Python number, for :func:`json.dumps`."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a number")
 
 
 def _kind(row) -> str:

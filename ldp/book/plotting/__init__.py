@@ -8,12 +8,16 @@ from .style import (
     FONT_SIZE,
     FULL_WIDTH,
     METHOD_STYLE,
+    SERIES_LIGHTNESS,
+    SERIES_RAMP,
     THEME,
     count_label,
     interval,
     legend_above,
+    lightness,
     method_scales,
     method_style,
+    panel_legend,
     render,
     series_colors,
     variant_scale,
@@ -22,4 +26,5 @@ from .tables import compact_table, compress, format_number, share, table_view
 
 __all__ = ["save_figure", "figure_data", "write_figure_data", "METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME",
            "method_style", "method_scales", "series_colors", "count_label", "interval", "render", "legend_above",
-           "variant_scale", "compact_table", "format_number", "table_view", "share", "compress"]
+           "panel_legend", "SERIES_RAMP", "SERIES_LIGHTNESS", "lightness", "variant_scale",
+           "compact_table", "format_number", "table_view", "share", "compress"]

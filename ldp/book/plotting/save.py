@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ...paths import SHOW_FIGURES_ENV, atomic_path, figures_dir
+from .narrow import NARROW_SUFFIX, one_column
 
 # fontTools warns "'created' timestamp seems very low" when matplotlib subsets
 # fonts for a PDF without a creation date; it is harmless noise in notebooks.
@@ -115,8 +116,9 @@ def write_figure_data(data, target: str | Path, *, name: str | None = None) -> P
 
 
 def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None = None,
-                formats: tuple[str, ...] = ("svg", "pdf"), close: bool = True) -> dict[str, Path]:
-    """Save ``fig`` as ``<folder>/<name>.<fmt>`` for each format and its data as ``<name>.csv``.
+                formats: tuple[str, ...] = ("svg", "pdf"), close: bool = True, narrow: bool = True) -> dict[str, Path]:
+    """Save ``fig`` as ``<folder>/<name>.<fmt>`` for each format, its data as ``<name>.csv`` and, for the
+    book's pages on a phone, its panels in one column as ``<name>-narrow.svg`` (:func:`.narrow.one_column`).
 
     Parameters
     ----------
@@ -138,11 +140,14 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         Close the figure afterwards (so the notebook shows it only through the
         book's ``{figure}`` directive).  With ``$LDP_SHOW_FIGURES`` set
         (``python -m ldp rerun``) it is also shown in the notebook's output, as a PNG.
+    narrow : bool
+        Also save the phone layout ``<name>-narrow.svg`` (when ``"svg"`` is one of ``formats``); the
+        figure is laid out as before afterwards.
 
     Returns
     -------
     dict
-        The written paths by format, ``"csv"`` included.  Every file is
+        The written paths by format, ``"csv"`` included, and ``"narrow"``: the phone layout.  Every file is
         written atomically (:func:`ldp.paths.atomic_path`).
     """
     frame = figure_data(data, name)  # check before writing anything
@@ -155,6 +160,11 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         out[fmt] = target
     if os.environ.get(SHOW_FIGURES_ENV):
         _show_png(fig)
+    if narrow and "svg" in formats:
+        target = folder / f"{name}{NARROW_SUFFIX}.svg"
+        with one_column(fig), atomic_path(target) as tmp, plt.rc_context(_REPRODUCIBLE):
+            fig.savefig(tmp, format="svg", bbox_inches="tight", metadata=_NO_DATE["svg"])
+        out["narrow"] = target
     if close:
         plt.close(fig)
     return out

@@ -16,9 +16,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn.objects as so
+from matplotlib.colors import LinearSegmentedColormap
 
 __all__ = ["METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales", "series_colors",
-           "count_label", "interval", "render", "legend_above", "variant_scale"]
+           "count_label", "interval", "render", "legend_above", "panel_legend", "variant_scale", "SERIES_RAMP",
+           "SERIES_LIGHTNESS", "lightness"]
 
 #: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
 #: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
@@ -85,16 +87,41 @@ def method_scales(names: Sequence[str], *, dashed: Sequence[str] = ()) -> dict[s
                                     order=names)}
 
 
+#: the ramp of ordered parameter series: matplotlib's ``YlOrBr`` from its 20 % point, extended to a brown
+#: near black (more steps of lightness apart, which is what a reader with a colour-vision deficiency sees)
+SERIES_RAMP = LinearSegmentedColormap.from_list(
+    "ldp-series", [*(plt.get_cmap("YlOrBr")(x) for x in np.linspace(0.2, 1.0, 9)), "#2e1503"])
+#: the CIE lightness L* of the lightest and the darkest colour of :func:`series_colors`
+SERIES_LIGHTNESS = (85.0, 16.0)
+
+
+def lightness(colors) -> np.ndarray:
+    """CIE L* (0 black, 100 white) of sRGB(A) colours given as rows of 0-1 floats."""
+    rgb = np.asarray(colors, dtype=float)[..., :3]
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    y = linear @ np.array([0.2126, 0.7152, 0.0722])  # relative luminance
+    return np.where(y > 216 / 24389, 116 * np.cbrt(y) - 16, y * 24389 / 27)
+
+
 def series_colors(n: int) -> list[tuple[float, float, float, float]]:
     """``n`` colours for an ordered parameter series (exponents, η, n, ...), light to dark.
 
-    A sequential orange-brown ramp (matplotlib's ``YlOrBr`` without its palest
-    quarter), so a parameter series never takes a method's colour.
+    A sequential orange-brown ramp (:data:`SERIES_RAMP`), so a parameter series never takes a method's
+    colour, in equal steps of lightness between :data:`SERIES_LIGHTNESS`: neighbours of a series of up to
+    five stay apart also for a reader with a colour-vision deficiency (tests/test_fig_colours.py).  One
+    colour is the ramp's middle.
     """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    cmap = plt.get_cmap("YlOrBr")
-    return [cmap(x) for x in np.linspace(0.4, 0.95, n)]
+    xs = np.linspace(0.0, 1.0, 1024)
+    light = lightness(SERIES_RAMP(xs))  # falls along the ramp
+    hi, lo = SERIES_LIGHTNESS
+    targets = np.linspace(hi, lo, n) if n > 1 else np.array([(hi + lo) / 2])
+    out = []
+    for t in targets:
+        r, g_, b, a = (float(v) for v in SERIES_RAMP(float(np.interp(-t, -light, xs))))
+        out.append((r, g_, b, a))
+    return out
 
 
 def variant_scale(method: str, variants: Sequence[str]) -> so.Nominal:
@@ -151,6 +178,25 @@ def legend_above(fig, *, ncol: int | None = None, title: str | None = None, extr
                       handlelength=1.6)
 
 
+def panel_legend(ax, entries: Mapping, *, ncol: int | None = None):
+    """A legend of ``entries`` (label -> handle) for the panel ``ax``: centred above its plotting area, under its
+    title (which moves up to make room), outside the data.  By default in as many columns (up to 3) as fit
+    the panel's width.  Returns the legend (None without entries)."""
+    if not entries:
+        return None
+    fig = ax.get_figure()
+    for n in [ncol] if ncol else range(min(len(entries), 3), 0, -1):
+        leg = ax.legend(list(entries.values()), list(entries), loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                        frameon=False, ncols=n, columnspacing=1.0, handlelength=1.6, borderaxespad=0.2,
+                        fontsize=FONT_SIZE)
+        fig.draw_without_rendering()
+        if leg.get_window_extent().width <= ax.get_window_extent().width:
+            break
+    above = leg.get_window_extent().height * 72 / fig.dpi  # points
+    ax.set_title(ax.get_title(), pad=above + FONT_SIZE)
+    return leg
+
+
 def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend: str | None = "above",
            ncol: int | None = None, extra: Mapping | None = None):
     """Draw seaborn plots at their display size with :data:`THEME`; returns the matplotlib figure.
@@ -167,8 +213,11 @@ def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend
     grid : (int, int) or list of lists of str, optional
         The panels of a sequence: rows and columns (default one row), or a mosaic
         (``[["a", "b"], ["c", "c"]]``, panels in the order of their first appearance).
-    legend : {"above", None}
-        ``"above"``: one legend centred above the panels (:func:`legend_above`); ``None``: as drawn.
+    legend : {"above", "panels", None}
+        ``"above"``: one legend centred above the panels (:func:`legend_above`); ``"panels"``: each panel its
+        own legend above it (:func:`panel_legend`, ``ncol`` columns or as many as fit) and ``extra`` in one
+        legend above all;
+        ``None``: as drawn.
     ncol, extra
         Legend columns and entries (:func:`legend_above`).
     """
@@ -182,11 +231,23 @@ def render(plots, *, height: float, width: float = FULL_WIDTH, grid=None, legend
             targets = list(fig.subplot_mosaic(grid).values())
         else:
             targets = list(fig.subplots(*(grid or (1, len(plots))), squeeze=False).ravel())
+        drawn = []
         for plot, target in zip(plots, targets):
+            before = len(fig.legends)
             if isinstance(plot, so.Plot):
                 plot.theme(THEME).on(target).plot()
             else:
                 plot(target)
-    if legend == "above":
-        legend_above(fig, ncol=ncol, extra=extra)
+            drawn.append((target, fig.legends[before:]))  # the legends this panel's plot made
+        if legend == "panels":
+            for target, legends in drawn:
+                entries: dict[str, Any] = {}
+                for leg in legends:
+                    entries.update((t.get_text(), h) for h, t in zip(leg.legend_handles, leg.get_texts())
+                                   if t.get_text() and t.get_text() not in entries)
+                    fig.legends.remove(leg)
+                if target is not fig:
+                    panel_legend(target, entries, ncol=ncol)  # ncol None: as many columns as fit
+    if legend in ("above", "panels"):
+        legend_above(fig, ncol=None if legend == "panels" else ncol, extra=extra)
     return fig

@@ -7,7 +7,7 @@ inputs did not change since its last successful run in the same mode is not
 executed again (:func:`cache_key`).  :func:`stage` copies the mode's executed
 notebooks and figures to the paths ``_toc.yml`` and the ``{figure}``
 directives point at, and writes the claims of the build (``_generated/report/``,
-:func:`ldp.book.report.write_book_report`); :func:`write_params_page` writes ``_generated/params.md``,
+:func:`ldp.book.pages.write_book_report`); :func:`write_params_page` writes ``_generated/params.md``,
 the rerun commands and parameter tables that ``book/rerun.md`` includes.
 """
 from __future__ import annotations
@@ -237,7 +237,7 @@ def stage(quick: bool) -> None:
     (generated_dir() / "MODE").write_text("quick\n" if quick else "full\n")
     # the claims of this build: report page, intro scorecard, evidence boxes (_generated/report/)
     from ..chapters import REGISTRY  # here: the claims read the build
-    from ..report import write_book_report
+    from ..pages import write_book_report
 
     write_book_report("quick" if quick else "full", REGISTRY)
 

@@ -59,7 +59,8 @@ def _report(args) -> int:
     from ..chapters import REGISTRY  # here: the claims read the results
     from ..claims.evaluation import verdict_counts
     from ..claims.store import ResultStore
-    from ..report import REPORT_DIR, write_outputs
+    from ..pages import write_outputs
+    from ..report import REPORT_DIR
 
     if args.rerun:
         store = ResultStore.for_rerun(args.rerun)

@@ -6,7 +6,7 @@ executed notebook ``NAME.ipynb`` with its figures shown inline, the same as
 ``NAME.html`` for a web browser, the figure files ``figures/*.svg|pdf``, the
 parameters ``parameters.json``, papermill's log ``run.log`` and the claims the
 chapter measures, decided on this run (``claims.csv``, ``claims.md``; see
-:func:`ldp.book.report.write_rerun_report`).  ``HASH`` is a
+:func:`ldp.book.pages.write_rerun_report`).  ``HASH`` is a
 short hash of the notebook's name and all its parameter values, so the same
 settings reuse the same folder.  Until a run has finished, its folder holds a
 file ``INCOMPLETE`` saying why (running, failed, interrupted by Ctrl-C); a
@@ -243,11 +243,13 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         echo(f"[rerun] log: {_display_path(folder / 'run.log')}")
         return False, folder
     from ..chapters import REGISTRY  # here: the claims read the run
-    from ..report import write_rerun_report
+    from ..pages import write_rerun_report
 
     write_rerun_report(folder, nb_path.stem, REGISTRY)
     (folder / INCOMPLETE).unlink(missing_ok=True)  # last: everything above is in place
-    n_fig = len({f.stem for f in figures.glob("*") if f.is_file()})
+    from ..plotting.narrow import NARROW_SUFFIX  # here: the command line starts without matplotlib
+
+    n_fig = len({f.stem.removesuffix(NARROW_SUFFIX) for f in figures.glob("*") if f.is_file()})  # not the phone layouts
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")
     echo(f"[rerun]   {nb_path.stem}.html   the executed notebook with its figures: open in a web browser")
     echo(f"[rerun]   {nb_path.name}  the same as a notebook; figures/  SVG + PDF; parameters.json; run.log")

@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 import seaborn.objects as so
+from matplotlib.ticker import FuncFormatter
 
 from ...claims import rules as R
 from ...claims.claim import Alternative, Claim, MissingInput, Test
-from ...plotting import render, series_colors
+from ...plotting import count_label, render, series_colors
 from .compute import dprime_ratios, grr_olh_ends, variance_curves
 
 __all__ = ["NAME", "ENGINES", "TITLES", "frame", "draw", "CLAIMS"]
@@ -40,6 +41,10 @@ def frame(olh_var_dprime: Callable, *, epsilons: Sequence[float] = (0.5, 1.0, 2.
                            labels=(_CURVE, _REAL, _INT, _GRR, _OLH, _CROSS, _INTS))
 
 
+#: a log axis with plain tick labels (0.01, 1, 100, 10k, 1M: no superscripts, which a phone shows too small)
+_LOG = so.Continuous(trans="log").label(FuncFormatter(lambda v, _: count_label(v)))
+
+
 def draw(data: pd.DataFrame):
     """(a) OLH's variance against ``d'`` per ε, the two ``d'`` marked; (b) GRR's eq. (1) against OLH's eq. (3)."""
     d = data.assign(eps=data["epsilon"].map(lambda e: f"ε = {e:g}"))
@@ -53,13 +58,13 @@ def draw(data: pd.DataFrame):
     panel_a = (so.Plot(a[a["series"] == _CURVE], x="x", y="y", color="eps").add(so.Line())
                .add(so.Dot(pointsize=6, fill=False), data=a[a["series"].isin([_REAL, _INT])], x="x", y="y", color="eps",
                     marker="series")
-               .scale(x="log", color=colors, marker=marks).limit(y=(0.95, 2.0))
-               .label(x="hash range $d'$", y=r"Var$(d')$ / $\frac{4e^\varepsilon}{(e^\varepsilon-1)^2}n$",
+               .scale(x=_LOG, color=colors, marker=marks).limit(y=(0.95, 2.0))
+               .label(x="hash range $d'$", y="Var$(d')$ / its minimum",
                       title="(a) OLH variance against $d'$", color="", marker=""))
     panel_b = (so.Plot(grr, x="x", y="y", color="eps").add(so.Line())
                .add(so.Line(linestyle="--"), data=olh, x="x", y="y", color="eps")
                .add(so.Dot(marker="s"), data=b[b["series"] == _CROSS], x="x", y="y", color="eps")
-               .scale(x="log", y="log", color=colors)
+               .scale(x=_LOG, y=_LOG, color=colors)
                .label(x="domain size $d$", y="Var / $n$ (zero-frequency value)", title="(b) GRR against OLH (dashed)",
                       color=""))
     return render([panel_a, panel_b], height=3.2, ncol=6)

@@ -11,6 +11,7 @@ import pandas as pd
 import seaborn as sns
 import seaborn.objects as so
 from matplotlib.colors import SymLogNorm
+from matplotlib.ticker import FuncFormatter
 
 from ....analysis import appendix
 from ...claims import rules as R
@@ -60,6 +61,8 @@ def draw(data: pd.DataFrame):
             sns.heatmap(wide, ax=ax, cmap="RdBu", norm=SymLogNorm(linthresh=1e-2, vmin=-vmax, vmax=vmax),
                         cbar=cbar, cbar_kws={"label": "P1 − P2 (> 0: partitioning wins)"}, rasterized=True,
                         xticklabels=[f"{f:.3g}" for f in wide.columns], yticklabels=[f"{e:.2g}" for e in wide.index])
+            if cbar:  # plain tick labels (100, 0.01, -1: no superscripts, which a phone shows too small)
+                ax.collections[0].colorbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_major_locator(_every(len(wide.columns), 4))
             ax.yaxis.set_major_locator(_every(len(wide.index), 5))
             ax.set(xlabel="frequency f_j", ylabel="total budget ε" if panel == "a" else "",

@@ -15,7 +15,7 @@ from ...claims.claim import Alternative, Claim, MissingInput, Readings, Test
 from ...plotting import count_label, interval, render, series_colors
 from .compute import binomial_se, level_label
 
-__all__ = ["NAME", "ENGINES", "frame", "draw", "CLAIMS"]
+__all__ = ["NAME", "ENGINES", "MARKERS", "SIMULATION", "ANALYSIS", "frame", "draw", "CLAIMS"]
 
 NAME = "fig-validation-identification"
 ENGINES = {NAME: "count engine (100 runs) against eq. (5)",
@@ -33,24 +33,36 @@ def frame(ident: pd.DataFrame) -> pd.DataFrame:
         ["panel", "axis", "level", "rank", "frequency", "simulated_rate", "errorbar_2se", "runs", "analysis"]]
 
 
+#: a marker per level of a panel (the colour says the same: two cues, for any colour vision)
+MARKERS = ("o", "s", "^", "D", "v", "P")
+#: the legend entries that say which marks are simulation and which analysis
+SIMULATION, ANALYSIS = "simulation: marks (± 2 SE)", "analysis, eq. (5): lines"
+
+
 def draw(data: pd.DataFrame):
-    """Identification rate (dots, ± 2 binomial SE cut at 0 and 1) and eq. (5) (lines) against the frequency."""
+    """Identification rate (marks, ± 2 binomial SE cut at 0 and 1) and eq. (5) (lines) against the frequency.
+
+    Each panel has its legend of levels, light to dark (:func:`~ldp.book.plotting.series_colors`, a marker
+    per level); one legend above all says which marks are simulation and which analysis.
+    """
     series = [f"n = {count_label(v)}" if a == "n" else level_label(a, v) for a, v in zip(data["axis"], data["level"])]
     d = interval(data, "simulated_rate", "errorbar_2se").assign(title=data["panel"].map(_TITLES), series=series)
     plots = []
     for panel, grp in d.groupby("panel", sort=True):
         levels = list(dict.fromkeys(grp["series"]))
         plots.append(so.Plot(grp, x="frequency", color="series")
-                     .add(so.Line(linewidth=1), y="analysis")
-                     .add(so.Dot(pointsize=3.5), y="simulated_rate").add(so.Range(linewidth=0.8), ymin="lo", ymax="hi")
+                     .add(so.Line(linewidth=1.3), y="analysis")
+                     .add(so.Dot(pointsize=4), y="simulated_rate", marker="series")
+                     .add(so.Range(linewidth=0.8), ymin="lo", ymax="hi")
                      .scale(x=so.Continuous(trans="log").label(like="{x:g}"),
-                            color=so.Nominal(dict(zip(levels, series_colors(len(levels)))), order=levels))
+                            color=so.Nominal(dict(zip(levels, series_colors(len(levels)))), order=levels),
+                            marker=so.Nominal(dict(zip(levels, MARKERS)), order=levels))
                      .limit(y=(-0.03, 1.03))
                      .label(x="frequency of the value", y="identification probability" if panel == "a" else "",
-                            title=grp["title"].iloc[0], color=""))
-    return render(plots, height=3.6, ncol=4, extra={"simulation (± 2 SE)": Line2D([], [], color="k", marker="o",
-                                                                                    ms=3.5, ls="none"),
-                                                    "eq. (5)": Line2D([], [], color="k", lw=1)})
+                            title=grp["title"].iloc[0], color="", marker=""))
+    return render(plots, height=3.9, legend="panels",
+                  extra={SIMULATION: Line2D([], [], color="k", marker="o", ms=4, ls="none"),
+                         ANALYSIS: Line2D([], [], color="k", lw=1.3)})
 
 
 # --------------------------------------------------------------------------- claims: section 5.1

@@ -7,9 +7,11 @@ are drawn alike from :func:`ldp.book.chapters.c05_validation.compute.utility_tab
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import seaborn.objects as so
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from ....analysis import validation_setting, zipf_frequencies
@@ -21,7 +23,7 @@ from ...claims.measures import METRIC_NAMES, g, require, series
 from ...plotting import count_label, interval, render
 from .compute import distribution_ends, mirror_pairs, round_model_utility
 
-__all__ = ["NAMES", "ENGINES", "DIST_STYLE", "lower_panels", "frame", "draw", "CLAIMS"]
+__all__ = ["NAMES", "ENGINES", "DIST_STYLE", "SIMULATION", "ANALYSIS", "lower_panels", "frame", "draw", "CLAIMS"]
 
 #: figure name by the paper's figure number
 NAMES = {3: "fig-validation-configurations", 4: "fig-validation-optimal"}
@@ -45,38 +47,47 @@ def frame(util: pd.DataFrame) -> pd.DataFrame:
          "analysis_lower", "lower_drawn"]]
 
 
+#: the legend entries that say which marks are simulation and which analysis
+SIMULATION, ANALYSIS = "simulation: marks (± 2 SE)", "analysis, eq. (4): lines"
+
+
 def draw(data: pd.DataFrame, titles: Mapping[str, str], xlabels: Mapping[str, str], xlog: Sequence[str] = ()):
     """Simulated F1 and NCR (markers, ± 2 SE cut at 0 and 1) and eq. (4) (lines), one panel per ``titles`` key.
 
     Colour: distribution (:data:`DIST_STYLE`); filled circles and solid lines: F1; open squares
-    and dashed lines: NCR; dotted: ``competitors="lower"`` in the panels where it differs.
+    and dashed lines: NCR; dotted: ``competitors="lower"`` in the panels where it differs.  The legend
+    says which marks are simulation and which analysis.
     """
     d = interval(data, "simulated_mean", "errorbar_2se").assign(
         series=data["dist"] + ", " + data["metric"].map(METRIC_NAMES))
     order = [f"{dist}, {m}" for dist in DIST_STYLE for m in METRIC_NAMES.values()]
-    scales = dict(color=so.Nominal({s: DIST_STYLE[s.split(", ")[0]] for s in order}, order=order),
-                  marker=so.Nominal({s: "o" if s.endswith("F1") else "s" for s in order}, order=order),
-                  linestyle=so.Nominal({s: "-" if s.endswith("F1") else "--" for s in order}, order=order),
-                  fillcolor=so.Nominal({s: DIST_STYLE[s.split(", ")[0]] if s.endswith("F1") else "white"
-                                        for s in order}, order=order))
+    look: dict[str, dict[str, Any]] = {
+        s: dict(color=DIST_STYLE[s.split(", ")[0]], marker="o" if s.endswith("F1") else "s",
+                linestyle="-" if s.endswith("F1") else "--", fill=s.endswith("F1")) for s in order}
+    scales = {prop: so.Nominal({s: look[s][prop] for s in order}, order=order)
+              for prop in ("color", "marker", "linestyle", "fill")}
     plots = []
     for panel in sorted(titles):
         grp = d[d["panel"] == panel].sort_values("x")
         xs = {"x": so.Continuous(trans="log" if panel in xlog else None)}
         if grp["x"].max() >= 10_000:  # numbers of users: 20k, 1M (tick labels that do not overlap)
             xs["x"] = xs["x"].label(FuncFormatter(lambda v, _: count_label(v)))
-        plot = (so.Plot(grp, x="x", color="series", marker="series", linestyle="series", fillcolor="series")
+        plot = (so.Plot(grp, x="x", color="series", marker="series", linestyle="series", fill="series")
                 .add(so.Line(linewidth=1), y="analysis", marker=None)
-                .add(so.Dot(pointsize=4), y="simulated_mean")
+                .add(so.Dot(pointsize=4, stroke=1), y="simulated_mean")
                 .add(so.Range(linewidth=0.8), ymin="lo", ymax="hi", linestyle=None)
                 .scale(**scales, **xs).limit(y=(-0.03, 1.03))
                 .label(x=xlabels[panel], y="utility score" if panel == min(titles) else "", title=titles[panel],
-                       color="", marker="", linestyle="", fillcolor=""))
+                       color="", marker="", linestyle="", fill=""))
         if grp["lower_drawn"].any():
             plot = plot.add(so.Line(linewidth=1, linestyle=":", alpha=0.7), y="analysis_lower", linestyle=None,
                             marker=None)
         plots.append(plot)
-    return render(plots, height=3.2, ncol=4)
+    entries = {s: Line2D([], [], color=v["color"], ls=v["linestyle"], lw=1, marker=v["marker"], ms=4,
+                         mfc=v["color"] if v["fill"] else "white") for s, v in look.items()}
+    entries[SIMULATION] = Line2D([], [], color="k", marker="o", ms=4, ls="none")
+    entries[ANALYSIS] = Line2D([], [], color="k", lw=1)
+    return render(plots, height=3.4, ncol=3, extra=entries)
 
 
 # --------------------------------------------------------------------------- claims: sections 5.2, 5.3

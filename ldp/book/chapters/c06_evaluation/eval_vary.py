@@ -22,8 +22,8 @@ from ...claims.readings import under
 from ...plotting import interval, method_scales, render
 from .compute import ordered_pairs, prefix_ranks
 
-__all__ = ["NAMES", "ENGINES", "METHODS", "URL_OTHERS_PAPER", "frame", "draw", "url_others_found", "stand_in_others",
-           "CLAIMS"]
+__all__ = ["NAMES", "ENGINES", "METHODS", "K_TICKS", "URL_OTHERS_PAPER", "frame", "draw", "url_others_found",
+           "stand_in_others", "CLAIMS"]
 
 #: figure name by the varied parameter
 NAMES = {"epsilon": "fig-eval-vary-eps", "k": "fig-eval-vary-k"}
@@ -51,10 +51,18 @@ def frame(summary: pd.DataFrame, *, x: str, datasets) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, str], missing: str = ""):
+#: the ticks of Figure 6's k axis (those within the data's range are drawn)
+K_TICKS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, str], missing: str = "",
+         xtrans: str | None = None):
     """F1 (top row) and NCR (bottom row) of each protocol on each data set of ``panel_names``: mean ± 2 SE, cut at 0, 1.
 
     ``missing`` says why a data set has no rows (e.g. ``"is missing"``), written in its empty panels.
+    ``xtrans`` is the x axis' seaborn transform (``"sqrt"``, ``"log2"``, ...); by default k is drawn on a
+    square-root axis (ticks :data:`K_TICKS`), so that k = 1, 2 and 4 stand apart and 28, 30, 32 do not
+    merge, and any other parameter on a linear one.
     """
     titles = {(ds, m): f"({'abcdef'[3 * r + c]}) {name}, {m.upper()}"
               for r, m in enumerate(("f1", "ncr")) for c, (ds, name) in enumerate(panel_names.items())}
@@ -65,7 +73,7 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, s
     plot = (so.Plot(d, x=x, y="mean", color="protocol", marker="protocol")
             .facet(col="title", wrap=3, order=list(titles.values()))
             .add(so.Line(linewidth=1.2, pointsize=4.5)).add(so.Range(), ymin="lo", ymax="hi")
-            .scale(color=scales["color"], marker=scales["marker"]).limit(y=(-0.03, 1.03))
+            .scale(color=scales["color"], marker=scales["marker"], x=_x_scale(x, xtrans)).limit(y=(-0.03, 1.03))
             .label(x=xlabel, y="score", title=str, color="", marker=""))
     fig = render(plot, height=4.9, ncol=3)
     for ax in fig.axes:
@@ -74,6 +82,12 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, panel_names: Mapping[str, s
                 ax.text(0.5, 0.5, f"No {ds} results:\nthe {ds} data file\n{missing} in this build\n"
                         "(see data/README.md)", ha="center", va="center", transform=ax.transAxes)
     return fig
+
+
+def _x_scale(x: str, trans: str | None) -> so.Continuous:
+    if trans is None and x == "k":
+        return so.Continuous(trans="sqrt").tick(at=K_TICKS).label(like="{x:g}")
+    return so.Continuous(trans=trans)
 
 
 # --------------------------------------------------------------------------- claims: 6.2.1, 6.2.2

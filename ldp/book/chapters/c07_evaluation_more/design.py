@@ -27,6 +27,16 @@ ENGINES = {NAME: "count engine (10 runs)"}
 #: the label of optimised PEM (panel (a) and the dashed reference of panel (b))
 PEM_OPTIMISED = "PEM (optimised)"
 _REFERENCE = "optimised (dashed line)"
+_DASHED = "PEM optimised (dashed)"
+#: shorter legend labels (the panel's legend fits above it): data label -> label drawn
+_SHORT = {", partitioned users": ", partitioned", "Zipf, exponent ": "Zipf ", " (Zipf, exponent 0)": " (Zipf 0)"}
+
+
+def _short(label: str) -> str:
+    for long, short in _SHORT.items():
+        label = label.replace(long, short)
+    return label
+
 #: the largest sideways shift of a curve of panels (b) and (c), in units of ε
 DODGE = 0.1
 
@@ -53,7 +63,12 @@ def frame(s8a: pd.DataFrame, s8b: pd.DataFrame, s8c: pd.DataFrame) -> pd.DataFra
 
 
 def draw(data: pd.DataFrame):
-    """F1 against ε: (a) partitioning users, (b) PEM's η with optimised PEM dashed, (c) the assumed distribution."""
+    """F1 against ε: (a) partitioning users, (b) PEM's η with optimised PEM dashed, (c) the assumed distribution.
+
+    Each panel has its own legend above it.  The η of (b) and the distributions of (c) take the book's
+    ramp (:func:`~ldp.book.plotting.series_colors`: neighbours apart in lightness, for any colour vision)
+    and a marker each, filled in (b), open in (c).
+    """
     d = interval(data, "f1_mean", "f1_std", scale=2, runs="runs")
     a, b, c = (d[d["panel"] == p] for p in "abc")
     styles: dict[str, dict] = {PEM_OPTIMISED: dict(METHOD_STYLE["PEM"], ls="-", fill=METHOD_STYLE["PEM"]["color"])}
@@ -63,24 +78,26 @@ def draw(data: pd.DataFrame):
     etas = sorted((s for s in dict.fromkeys(b["series"]) if s != _REFERENCE), key=lambda s: int(s.split()[-1]))
     for s, color, mk in zip(etas, series_colors(max(len(etas), 1)), "os^vDP"):  # filled markers; (c): open
         styles[s.replace("eta", "η")] = dict(color=color, marker=mk, ls="-", fill=color)
-    styles["PEM optimised (dashed)"] = dict(color="black", marker="", ls="--", fill="black")
+    styles[_DASHED] = dict(color="black", marker="", ls="--", fill="black")
     assumptions = list(dict.fromkeys(c["series"]))
     for s, color, mk in zip(assumptions, series_colors(max(len(assumptions), 1)), "os^vD"):
         styles[s] = dict(color=color, marker=mk, ls="-", fill="white")
-    d = d.assign(series=d["series"].str.replace("eta", "η").replace(_REFERENCE, "PEM optimised (dashed)"))
-    names = list(styles)
-    scales = {prop: so.Nominal({n: styles[n][key] for n in names}, order=names)
-              for prop, key in (("color", "color"), ("marker", "marker"), ("linestyle", "ls"), ("fillcolor", "fill"))}
+    d = d.assign(series=d["series"].str.replace("eta", "η").replace(_REFERENCE, _DASHED))
     plots = []
     for panel, title in zip("abc", ("(a) partitioning users", r"(b) $\eta$ (PEM)", "(c) assumed distribution")):
-        part = d[d["panel"] == panel]
+        part = d[d["panel"] == panel].assign(series=lambda f: f["series"].map(_short))
+        names = [_short(n) for n in styles if _short(n) in set(part["series"])]  # this panel's, in legend order
+        look = {_short(n): v for n, v in styles.items()}
+        scales = {prop: so.Nominal({n: look[n][key] for n in names}, order=names)
+                  for prop, key in (("color", "color"), ("marker", "marker"), ("linestyle", "ls"),
+                                    ("fillcolor", "fill"))}
         plots.append(so.Plot(part, x="x", y="f1_mean", color="series", marker="series", linestyle="series",
                              fillcolor="series")
                      .add(so.Line(linewidth=1.2, pointsize=4.5)).add(so.Range(), ymin="lo", ymax="hi", linestyle=None)
                      .scale(**scales, x=so.Continuous().tick(upto=4)).limit(y=(-0.03, 1.03))
                      .label(x=r"$\varepsilon$", y="F1" if panel == "a" else "", title=title, color="", marker="",
                             linestyle="", fillcolor=""))
-    return render(plots, height=4.6, ncol=3)
+    return render(plots, height=5.4, legend="panels")
 
 
 # --------------------------------------------------------------------------- claims: 6.2.4, 6.2.5, 6.2.7

@@ -1,0 +1,174 @@
+"""A figure for a phone: its panels stacked in one column, :data:`NARROW_WIDTH` wide (served to narrow screens).
+
+A figure of the book is drawn for the page's text column (:data:`~.style.FULL_WIDTH`, 9 pt text); a phone
+shrinks it to its screen, about 340 CSS px, which leaves 9 pt at 6 px.  :func:`one_column` lays the finished
+matplotlib figure out again, without drawing anything anew: the same axes, marks and texts, with each panel
+(an axes placed by a grid, with its twins, colorbars and insets) in reading order in one column of
+:data:`NARROW_WIDTH` inches, every panel with its own tick labels and axis labels (a panel that shared them
+with its neighbours gets them back), and the figure's legends in as many columns as fit.  At 340 px a
+figure of 4 in shows 9 pt as 10.6 px.  :func:`~.save.save_figure` saves this layout as ``NAME-narrow.svg``
+beside ``NAME.svg``.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.gridspec import SubplotSpec
+
+__all__ = ["NARROW_WIDTH", "NARROW_SUFFIX", "one_column"]
+
+#: width in inches of a figure's phone layout: a phone held upright shows the book's column at about
+#: 340 CSS px, where 4 in (288 pt) draws 9 pt as 10.6 px (and a 6.3 pt superscript as 7.5 px)
+NARROW_WIDTH = 4.0
+#: the file name suffix of the phone layout: ``NAME-narrow.svg``
+NARROW_SUFFIX = "-narrow"
+
+# a stacked panel's plotting area: its height in the page's layout, within these bounds (inches)
+_MIN_PANEL, _MAX_PANEL = 1.3, 2.6
+
+
+def _panels(fig: Figure) -> list[list[Any]]:
+    """The axes of ``fig`` placed by a grid, grouped by cell (an axes and its twins), in reading order."""
+    groups: dict[tuple, list[Any]] = {}
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:  # colorbars and axes placed by hand follow their parents
+            continue
+        top = spec.get_topmost_subplotspec()
+        key = (top.rowspan.start, top.colspan.start, spec.rowspan.start, spec.colspan.start,
+               spec.rowspan.stop, spec.colspan.stop, id(spec.get_gridspec()))
+        groups.setdefault(key, []).append(ax)
+    return [groups[k] for k in sorted(groups)]
+
+
+def _shown(axis) -> bool:
+    """Whether any of ``axis``'s major tick labels is drawn."""
+    return any(t.label1.get_visible() or t.label2.get_visible() for t in axis.get_major_ticks())
+
+
+def _siblings(ax, name: str, group: list) -> list[Any]:
+    """The panels (not ``ax``'s twins) that share ``ax``'s ``name`` axis."""
+    return [a for a in ax._shared_axes[name].get_siblings(ax) if a not in group]  # noqa: SLF001  (matplotlib's)
+
+
+def _relabel(label, text: str, visible: bool) -> None:
+    label.set_text(text)
+    label.set_visible(visible)
+
+
+def _unhide_shared_labels(ax, name: str, group: list, undo: list) -> None:
+    """Show the tick labels and the label of ``ax``'s ``name`` axis when sharing it with a panel hid them."""
+    axis = getattr(ax, f"{name}axis")
+    siblings = [getattr(s, f"{name}axis") for s in _siblings(ax, name, group)]
+    if not siblings:
+        return
+    side = axis.get_ticks_position()
+    key = {"x": "labeltop" if side == "top" else "labelbottom",
+           "y": "labelright" if side == "right" else "labelleft"}[name]
+    if not _shown(axis) and any(_shown(s) for s in siblings):
+        ax.tick_params(axis=name, which="both", **{key: True})
+        undo.append(partial(ax.tick_params, axis=name, which="both", **{key: False}))
+    label = axis.label
+    donor = next((s.label for s in siblings if s.label.get_visible() and s.label.get_text()), None)
+    if donor is not None and not (label.get_visible() and label.get_text()):
+        undo.append(partial(_relabel, label, label.get_text(), label.get_visible()))
+        _relabel(label, donor.get_text(), True)
+
+
+def _set_ncols(leg, ncols: int) -> None:
+    """Lay ``leg`` out again in ``ncols`` columns, with the same entries, title and label colours.
+
+    (``Legend.set_ncols`` only takes effect for a legend made after it: the entries are packed when the legend
+    is made, so they are packed again here.)
+    """
+    title = leg.get_title()
+    text, prop = title.get_text(), title.get_fontproperties()
+    colors = [t.get_color() for t in leg.texts]
+    loc, default = leg._loc, leg._loc_used_default  # noqa: SLF001
+    leg.set_ncols(ncols)
+    leg._init_legend_box(list(leg.legend_handles), [t.get_text() for t in leg.texts])  # noqa: SLF001
+    leg._set_loc(loc)  # noqa: SLF001  (places the new box where the old one was)
+    leg._loc_used_default = default  # noqa: SLF001
+    leg.set_title(text, prop=prop)
+    for t, color in zip(leg.texts, colors):
+        t.set_color(color)
+
+
+def _ncols(leg) -> int:
+    return leg._ncols  # noqa: SLF001  (Legend has a setter, no getter)
+
+
+def _fit_legends(fig: Any, width: float) -> None:
+    """Fewer columns for each figure legend until it fits ``width`` inches."""
+    for leg in fig.legends:
+        ncols = _ncols(leg)
+        while ncols > 1 and leg.get_window_extent(fig.canvas.get_renderer()).width > 0.98 * width * fig.dpi:
+            ncols -= 1
+            _set_ncols(leg, ncols)
+            fig.canvas.draw()
+
+
+@contextlib.contextmanager
+def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
+    """``fig`` laid out for a phone while the block runs: its panels stacked in one column ``width`` inches wide.
+
+    Each panel keeps the height of its plotting area on the page (between 1.3 and 2.6 in); a panel whose
+    tick labels or axis label were left to a neighbour it shares the axis with shows its own; figure
+    legends take as many columns as fit; a figure text too wide wraps.  The figure is drawn as before
+    when the block ends.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A finished figure (drawn with a layout engine, as :func:`~.style.render` draws).
+    width : float
+        The width in inches, > 0.
+    """
+    if not width > 0:
+        raise ValueError(f"width must be > 0 inches, got {width!r}")
+    undo: list = []
+    size = fig.get_size_inches().copy()
+    fig.canvas.draw()
+    groups = _panels(fig)
+    specs = {id(ax): (ax, ax.get_subplotspec()) for group in groups for ax in group}
+    legends = [(leg, _ncols(leg)) for leg in fig.legends]
+    texts = [t for t in [*fig.texts, getattr(fig, "_suptitle", None)] if t is not None]  # the suptitle's artist
+    wraps = [(t, t.get_wrap()) for t in texts]
+    try:
+        heights = [float(np.clip(group[0].get_position().height * size[1], _MIN_PANEL, _MAX_PANEL))
+                   for group in groups]
+        if groups:
+            grid = fig.add_gridspec(len(groups), 1, height_ratios=heights)
+            for i, group in enumerate(groups):
+                for ax in group:
+                    ax.set_subplotspec(SubplotSpec(grid, i))
+                    for name in "xy":
+                        _unhide_shared_labels(ax, name, group, undo)
+        for t in texts:
+            t.set_wrap(True)
+        height = sum(heights) + float(size[1])  # a first guess; the layout below sets the rest
+        fig.set_size_inches(width, height)
+        fig.canvas.draw()
+        _fit_legends(fig, width)
+        for _ in range(3):  # the room that is not plotting area (titles, ticks, legends) stays the same
+            drawn = sum(g[0].get_position().height for g in groups) * height
+            height = round(max(height - drawn, 0.0) + sum(heights), 2)  # rounded: the same file every time
+            fig.set_size_inches(width, height)
+            fig.canvas.draw()
+        yield fig
+    finally:
+        for action in reversed(undo):
+            action()
+        for ax, spec in specs.values():
+            ax.set_subplotspec(spec)
+        for leg, ncols in legends:
+            if _ncols(leg) != ncols:
+                _set_ncols(leg, ncols)
+        for t, wrap in wraps:
+            t.set_wrap(wrap)
+        fig.set_size_inches(*size)
