@@ -86,13 +86,14 @@ def test_claims(tmp_path):
 
 def test_audit_findings():
     data = F.frame(audit(n=5000), audit(epsilons=(0.25, 8.0), n=200_000, commit="abc1234"))
-    out = C.audit_findings(data)
+    out = C.audit_findings(data, seconds=12.5)
     assert (out["audit_cells"], out["audit_n"], out["audit_bench_cells"], out["audit_bench_n"]) == (36, 5000, 18,
                                                                                                     200_000)
     assert (out["audit_eps_min"], out["audit_eps_max"], out["audit_bench_eps_max"]) == (0.5, 4.0, 8.0)
     live = data[data["source"] == "this build"]
     assert out["audit_gap_max"] == (live["eps_lower"] - live["epsilon"]).max() < 0
-    assert out["audit_fail"] == pytest.approx(2e-6 * 54) and out["audit_alpha"] == 1e-6 and out["audit_bench_commit"] == "abc1234"
+    assert out["audit_fail"] == pytest.approx(2e-6 * 54) and out["audit_alpha"] == 1e-6
+    assert out["audit_bench_commit"] == "abc1234" and out["audit_s"] == 12.5
     assert out["audit_gap_at"].startswith(("PEM", "TreeHist", "SFP", "SPM")) and "ε = " in out["audit_gap_at"]
 
 

@@ -686,9 +686,16 @@ def audit_reports(quick: bool) -> int:
     return 2_000 if quick else 6_000
 
 
-def audit_findings(data: pd.DataFrame) -> dict[str, Any]:
+def audit_findings(data: pd.DataFrame, *, seconds: float) -> dict[str, Any]:
     """What the audit's section quotes from its figure's frame
-    (:func:`ldp.book.chapters.c09_malicious_users.malicious_audit.frame`).
+    (:func:`ldp.book.chapters.c09_malicious_users.malicious_audit.frame`) and the time this build's audit took.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The figure's frame: this build's audit and the committed one.
+    seconds : float
+        Wall-clock seconds of this build's audit (``audit_s``).
 
     Returns
     -------
@@ -697,7 +704,7 @@ def audit_findings(data: pd.DataFrame) -> dict[str, Any]:
         of each value per cell, the ε range, the largest ``eps_lower - epsilon`` and where, the median
         ``eps_lower / epsilon``; the level ``alpha`` of each bound, the chance that any cell of either lies
         above its ε if the client is ε-LDP (``audit_fail``, at most ``2 alpha`` per cell), the largest
-        ``|eps_hat / epsilon - 1|`` of the committed audit and its commit.
+        ``|eps_hat / epsilon - 1|`` of the committed audit and its commit; ``audit_s``.
     """
     out: dict[str, Any] = {}
     for prefix, source in (("audit", "this build"), ("audit_bench", "benchmark")):
@@ -710,7 +717,8 @@ def audit_findings(data: pd.DataFrame) -> dict[str, Any]:
                 f"{prefix}_gap_at": f"{worst['protocol']}, {worst['kind']}, ε = {worst['epsilon']:g}",
                 f"{prefix}_lower_median": float((d["eps_lower"] / d["epsilon"]).median())}
     bench = data[data["source"] == "benchmark"]
-    return out | {"audit_alpha": float(data["alpha"].max()), "audit_fail": float(2 * data["alpha"].sum()),
+    return out | {"audit_s": float(seconds), "audit_alpha": float(data["alpha"].max()),
+                  "audit_fail": float(2 * data["alpha"].sum()),
                   "audit_bench_hat_dev": float((bench["eps_hat"] / bench["epsilon"] - 1).abs().max()),
                   "audit_bench_commit": ", ".join(sorted(bench["commit"].astype(str).unique()))
                   if "commit" in bench.columns else "unknown"}
