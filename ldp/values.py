@@ -401,8 +401,8 @@ def encode(strings: Iterable[str | bytes], nbytes: int, *, truncate: bool = Fals
     (dtype('uint64'), 2)
     >>> decode(values, nbytes=6)
     ['google', 'yahoo']
-    >>> prefix(values, 48, 8) == encode(["g", "y"], nbytes=1)  # the first byte is the 8-bit prefix
-    array([ True,  True])
+    >>> (prefix(values, 48, 8) == encode(["g", "y"], nbytes=1)).tolist()  # the first byte is the 8-bit prefix
+    [True, True]
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or not 1 <= nbytes <= MAX_BITS // 8:
         raise ValueError(f"nbytes must be an integer in [1, {MAX_BITS // 8}], got {nbytes!r}")

@@ -3,7 +3,8 @@
 The hard case: a kernel busy in a long compiled cell (numba, the GIL held) cannot notice
 that papermill is gone, so the runner itself must stop it.  A tiny notebook spins in such a cell; the
 test sends SIGINT to the runner, as a terminal's Ctrl-C would, and checks that no process of the run is
-left after 10 s and that the run folder says it is incomplete; a second rerun into it starts clean.
+left after 10 s and that the run folder says it is incomplete; a second rerun into it starts clean (once a file
+no rerun wrote, put where the run writes, has been moved away: until then the rerun refuses).
 """
 from __future__ import annotations
 
@@ -111,15 +112,24 @@ def test_ctrl_c_stops_the_kernel_and_marks_the_folder(tmp_path):
     text = (out / "INCOMPLETE").read_text()
     assert "interrupted" in text and "removes them first" in text, text
     print(f"every process of the run stopped {stopped:.1f} s after SIGINT")
-    # a second rerun into the same folder starts clean: the interrupted run's partial notebook goes first
+    # the interrupted run recorded what it wrote (rerun.json), so a second rerun into the folder can replace it
     partial = out / "99_spin.ipynb"
-    stale = out / "figures" / "stale.svg"
-    stale.parent.mkdir(exist_ok=True)
-    stale.write_text("<svg/>")
+    manifest = json.loads((out / "rerun.json").read_text())
+    assert manifest["ended"] and {"99_spin.ipynb", "INCOMPLETE", "parameters.json"} <= set(manifest["files"])
+    # ... but never a file no rerun wrote: one put where the run writes makes it refuse before any work
+    stranger = out / "figures" / "mine.svg"
+    stranger.parent.mkdir(exist_ok=True)
+    stranger.write_text("<svg/>")
     marker.unlink()
+    refused = subprocess.run(cmd + ["--set", "rounds=10"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=600)
+    assert refused.returncode == 2 and "mine.svg" in refused.stderr, refused.stdout + refused.stderr
+    assert stranger.read_text() == "<svg/>" and not marker.exists()  # kept; nothing ran
+    assert json.loads((out / "parameters.json").read_text())["rounds"] != 10
+    stranger.unlink()  # moved away by its owner: now the second rerun starts clean
     again = subprocess.run(cmd + ["--set", "rounds=10"], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=600)
-    assert not stale.exists() and partial.is_file()
+    assert partial.is_file()
     assert json.loads((out / "parameters.json").read_text())["rounds"] == 10
     assert marker.exists()  # the second run executed its cell
     if again.returncode == 0:

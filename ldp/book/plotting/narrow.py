@@ -19,6 +19,9 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.gridspec import SubplotSpec
+from matplotlib.legend import Legend
+
+from .style import FIGURE_LEGEND
 
 __all__ = ["NARROW_WIDTH", "NARROW_SUFFIX", "one_column"]
 
@@ -53,7 +56,8 @@ def _shown(axis) -> bool:
 
 def _siblings(ax, name: str, group: list) -> list[Any]:
     """The panels (not ``ax``'s twins) that share ``ax``'s ``name`` axis."""
-    return [a for a in ax._shared_axes[name].get_siblings(ax) if a not in group]  # noqa: SLF001  (matplotlib's)
+    shared = ax.get_shared_x_axes() if name == "x" else ax.get_shared_y_axes()
+    return [a for a in shared.get_siblings(ax) if a not in group]
 
 
 def _relabel(label, text: str, visible: bool) -> None:
@@ -80,37 +84,36 @@ def _unhide_shared_labels(ax, name: str, group: list, undo: list) -> None:
         _relabel(label, donor.get_text(), True)
 
 
-def _set_ncols(leg, ncols: int) -> None:
-    """Lay ``leg`` out again in ``ncols`` columns, with the same entries, title and label colours.
+def _fits(leg, width: float) -> bool:
+    fig = leg.get_figure()
+    return leg.get_window_extent(fig.canvas.get_renderer()).width <= 0.98 * width * fig.dpi
 
-    (``Legend.set_ncols`` only takes effect for a legend made after it: the entries are packed when the legend
-    is made, so they are packed again here.)
+
+def _fit_legends(fig: Any, width: float) -> list[tuple[int, Legend]]:
+    """Each figure legend wider than ``width`` inches swapped for one with the same entries in as many columns as
+    fit (:data:`~.style.FIGURE_LEGEND`'s place and look, the title and label colours kept); the legends it took
+    out, with their places in ``fig.legends``, to put back.
+
+    (A legend packs its entries when it is made, so fewer columns need a new legend.)
     """
-    title = leg.get_title()
-    text, prop = title.get_text(), title.get_fontproperties()
-    colors = [t.get_color() for t in leg.texts]
-    loc, default = leg._loc, leg._loc_used_default  # noqa: SLF001
-    leg.set_ncols(ncols)
-    leg._init_legend_box(list(leg.legend_handles), [t.get_text() for t in leg.texts])  # noqa: SLF001
-    leg._set_loc(loc)  # noqa: SLF001  (places the new box where the old one was)
-    leg._loc_used_default = default  # noqa: SLF001
-    leg.set_title(text, prop=prop)
-    for t, color in zip(leg.texts, colors):
-        t.set_color(color)
-
-
-def _ncols(leg) -> int:
-    return leg._ncols  # noqa: SLF001  (Legend has a setter, no getter)
-
-
-def _fit_legends(fig: Any, width: float) -> None:
-    """Fewer columns for each figure legend until it fits ``width`` inches."""
-    for leg in fig.legends:
-        ncols = _ncols(leg)
-        while ncols > 1 and leg.get_window_extent(fig.canvas.get_renderer()).width > 0.98 * width * fig.dpi:
-            ncols -= 1
-            _set_ncols(leg, ncols)
+    swapped = []
+    for i, leg in enumerate(list(fig.legends)):
+        if _fits(leg, width):
+            continue
+        texts = leg.get_texts()
+        title = leg.get_title()
+        for ncols in range(min(len(texts), 6), 0, -1):
+            new = Legend(fig, list(leg.legend_handles), [t.get_text() for t in texts], ncols=ncols,
+                         title=title.get_text() or None, title_fontproperties=title.get_fontproperties(),
+                         **FIGURE_LEGEND)
+            for t, old in zip(new.get_texts(), texts):
+                t.set_color(old.get_color())
+            fig.legends[i] = new
             fig.canvas.draw()
+            if _fits(new, width):
+                break
+        swapped.append((i, leg))
+    return swapped
 
 
 @contextlib.contextmanager
@@ -136,7 +139,7 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
     fig.canvas.draw()
     groups = _panels(fig)
     specs = {id(ax): (ax, ax.get_subplotspec()) for group in groups for ax in group}
-    legends = [(leg, _ncols(leg)) for leg in fig.legends]
+    swapped: list[tuple[int, Legend]] = []
     texts = [t for t in [*fig.texts, getattr(fig, "_suptitle", None)] if t is not None]  # the suptitle's artist
     wraps = [(t, t.get_wrap()) for t in texts]
     try:
@@ -154,7 +157,7 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
         height = sum(heights) + float(size[1])  # a first guess; the layout below sets the rest
         fig.set_size_inches(width, height)
         fig.canvas.draw()
-        _fit_legends(fig, width)
+        swapped = _fit_legends(fig, width)
         for _ in range(3):  # the room that is not plotting area (titles, ticks, legends) stays the same
             drawn = sum(g[0].get_position().height for g in groups) * height
             height = round(max(height - drawn, 0.0) + sum(heights), 2)  # rounded: the same file every time
@@ -166,9 +169,8 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
             action()
         for ax, spec in specs.values():
             ax.set_subplotspec(spec)
-        for leg, ncols in legends:
-            if _ncols(leg) != ncols:
-                _set_ncols(leg, ncols)
+        for i, leg in swapped:
+            fig.legends[i] = leg
         for t, wrap in wraps:
             t.set_wrap(wrap)
         fig.set_size_inches(*size)

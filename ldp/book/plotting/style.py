@@ -18,9 +18,9 @@ import pandas as pd
 import seaborn.objects as so
 from matplotlib.colors import LinearSegmentedColormap
 
-__all__ = ["METHOD_STYLE", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales", "series_colors",
-           "count_label", "interval", "render", "legend_above", "panel_legend", "variant_scale", "SERIES_RAMP",
-           "SERIES_LIGHTNESS", "lightness"]
+__all__ = ["METHOD_STYLE", "FIGURE_LEGEND", "FULL_WIDTH", "FONT_SIZE", "THEME", "method_style", "method_scales",
+           "series_colors", "count_label", "interval", "render", "legend_above", "panel_legend", "variant_scale",
+           "SERIES_RAMP", "SERIES_LIGHTNESS", "lightness"]
 
 #: width in inches of a full-width figure as the book shows it: in a 1280 px window the page's
 #: text column is about 676 px and a figure about 660 px (495 pt); 6.6 in (475 pt) plus the
@@ -155,6 +155,11 @@ def interval(frame: pd.DataFrame, y: str, err: str, bounds: tuple[float | None, 
                         hi=(frame[y] + half).clip(lower=None, upper=bounds[1]))
 
 
+#: where a figure's legend goes (:func:`legend_above`) and how it looks: centred above the panels, no frame
+FIGURE_LEGEND: dict[str, Any] = {"loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "frameon": False,
+                                  "columnspacing": 1.2, "handlelength": 1.6}
+
+
 def legend_above(fig, *, ncol: int | None = None, title: str | None = None, extra: Mapping | None = None):
     """One legend for ``fig``, centred above its axes, outside every panel (each label once).
 
@@ -173,9 +178,7 @@ def legend_above(fig, *, ncol: int | None = None, title: str | None = None, extr
     seen.update(extra or {})
     if not seen:
         return None
-    return fig.legend(list(seen.values()), list(seen), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
-                      ncol=ncol or min(len(seen), 6), title=title, columnspacing=1.2,
-                      handlelength=1.6)
+    return fig.legend(list(seen.values()), list(seen), ncol=ncol or min(len(seen), 6), title=title, **FIGURE_LEGEND)
 
 
 def panel_legend(ax, entries: Mapping, *, ncol: int | None = None):

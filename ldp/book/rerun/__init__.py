@@ -24,14 +24,17 @@ with papermill while reporting its progress (:mod:`~ldp.book.rerun.execution`: t
 cell being executed, and the runs done by :func:`ldp.experiments.run_grid`,
 which writes them to the file named by ``$LDP_PROGRESS_FILE``); the rerun
 itself, its folder and HTML copy are in :mod:`~ldp.book.rerun.run`, the command
-line (``python -m ldp rerun``, ``python -m ldp kernel``) in :mod:`~ldp.book.rerun.cli`.
+line (``python -m ldp rerun``, ``python -m ldp kernel``) in :mod:`~ldp.book.rerun.cli`, and the run's
+folder, which a rerun makes and never fills with anything but its own files, in
+:mod:`~ldp.book.rerun.runfolder`.
 
 Usage (from a source checkout; see ``book/rerun.md``)::
 
     .venv/bin/python -m ldp rerun 06 --quick --set 'epsilons=[1.0, 3.0]' --set repetitions=2
     .venv/bin/python -m ldp rerun 05_validation --params      # list the parameters
 
-Each run gets its own folder, ``my-runs/NAME-HASH/`` by default (see :mod:`ldp.book.rerun.run`).
+Each run gets its own folder, ``my-runs/NAME-HASH/`` by default (see :mod:`ldp.book.rerun.run`); ``--out``
+names another, which must be new, empty, or one an earlier rerun made (:mod:`ldp.book.rerun.runfolder`).
 """
 from __future__ import annotations
 
@@ -73,9 +76,11 @@ from .parameters import (
     resolve_parameters,
 )
 from .run import RUNS_DIR_ENV, command_line, readable_markdown, rerun, run_folder
+from .runfolder import INCOMPLETE, MANIFEST, RunFolderError
 
 __all__ = [
-    "NotebookError", "ParameterError", "Parameter", "KERNEL_NAME", "KERNEL_DISPLAY_NAME", "PROGRESS_ENV",
+    "NotebookError", "ParameterError", "RunFolderError", "Parameter", "MANIFEST", "INCOMPLETE", "KERNEL_NAME",
+    "KERNEL_DISPLAY_NAME", "PROGRESS_ENV",
     "SHOW_FIGURES_ENV", "RUNS_DIR_ENV", "TYPE_HINTS", "notebook_dir", "source_notebooks", "find_notebook",
     "read_notebook", "cell_source", "notebook_title", "parameters_cell", "notebook_parameters", "rerun_example",
     "literal_value", "check_value", "parse_assignments", "parameter_listing", "resolve_parameters",

@@ -9,6 +9,7 @@ from .execution import KERNEL_NAME, ensure_kernel
 from .notebooks import NotebookError, find_notebook
 from .parameters import ParameterError, parameter_listing, parse_assignments
 from .run import rerun
+from .runfolder import RunFolderError
 
 __all__ = ["main"]
 
@@ -32,7 +33,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="a parameter value (repeat for several; one argument may hold several)")
     r.add_argument("--quick", action="store_true",
                    help="small sizes for every parameter you do not set (the book's quick build)")
-    r.add_argument("--out", metavar="DIR", help="the run's folder (default my-runs/NAME-HASH)")
+    r.add_argument("--out", metavar="DIR",
+                   help="the run's folder (default my-runs/NAME-HASH): a new or empty folder, or one an earlier "
+                        "rerun made (it holds rerun.json); any other folder is refused")
     r.add_argument("--params", action="store_true", help="list the notebook's parameters and exit")
     r.add_argument("--progress-interval", type=float, default=10.0, metavar="S", help=argparse.SUPPRESS)
     rp = sub.add_parser(
@@ -94,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ParameterError(f"--progress-interval must be > 0, got {args.progress_interval}")
         ok, _ = rerun(args.notebook, sets=parse_assignments(args.sets), quick=args.quick, out=args.out,
                       interval=args.progress_interval, echo=lambda s: print(s, flush=True))
-    except (NotebookError, ParameterError) as exc:
+    except (NotebookError, ParameterError, RunFolderError) as exc:
         print(f"python -m ldp rerun: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

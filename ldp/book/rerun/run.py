@@ -9,8 +9,14 @@ chapter measures, decided on this run (``claims.csv``, ``claims.md``; see
 :func:`ldp.book.pages.write_rerun_report`).  ``HASH`` is a
 short hash of the notebook's name and all its parameter values, so the same
 settings reuse the same folder.  Until a run has finished, its folder holds a
-file ``INCOMPLETE`` saying why (running, failed, interrupted by Ctrl-C); a
-rerun into the folder first removes what the earlier run wrote.
+file ``INCOMPLETE`` saying why (running, failed, interrupted by Ctrl-C).
+
+A run writes only into a folder of its own (:mod:`ldp.book.rerun.runfolder`):
+a new or empty one, or one an earlier rerun made, recognised by the manifest
+``rerun.json`` that records what that run wrote.  A rerun into such a folder
+first removes the earlier run's files, those still exactly as it wrote them,
+and nothing else; a folder holding anyone else's files where the run writes is
+refused before any work.
 """
 from __future__ import annotations
 
@@ -26,15 +32,14 @@ from pathlib import Path
 
 from ...paths import atomic_path, repo_root
 from .execution import duration_text, ensure_kernel, execute
-from .notebooks import NotebookError, find_notebook
+from .notebooks import find_notebook
 from .parameters import resolve_parameters
+from .runfolder import INCOMPLETE, MANIFEST, RunFolder, claim
 
-__all__ = ["RUNS_DIR_ENV", "INCOMPLETE", "run_folder", "readable_markdown", "rerun", "command_line"]
+__all__ = ["RUNS_DIR_ENV", "INCOMPLETE", "MANIFEST", "run_folder", "readable_markdown", "rerun", "command_line"]
 
 #: environment variable for the folder that holds the runs' folders (default <root>/my-runs)
 RUNS_DIR_ENV = "LDP_RUNS_DIR"
-#: the file that marks a run folder whose run has not finished (running, failed or interrupted)
-INCOMPLETE = "INCOMPLETE"
 
 
 def _canonical(values: dict) -> str:
@@ -140,25 +145,6 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
-def _clear(folder: Path, nb_path: Path) -> None:
-    """Remove what an earlier run into ``folder`` wrote (and only that), so this run starts clean."""
-    for old in [folder / nb_path.name, folder / f"{nb_path.stem}.html", folder / "run.log",
-                folder / "claims.csv", folder / "claims.md", folder / "parameters.json", folder / INCOMPLETE]:
-        old.unlink(missing_ok=True)
-    figures = folder / "figures"
-    if figures.is_dir():
-        for f in figures.iterdir():
-            if f.is_file():
-                f.unlink()
-
-
-def _mark(folder: Path, state: str) -> None:
-    """Write the :data:`INCOMPLETE` marker: the run in ``folder`` has not finished, and why."""
-    with atomic_path(folder / INCOMPLETE) as tmp:
-        tmp.write_text(f"This run has not finished: {state}\nIts files are partial; a rerun into this folder "
-                       f"removes them first.\n", encoding="utf-8")
-
-
 def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = False,
           out: str | os.PathLike | None = None, interval: float = 10.0,
           echo: Callable[[str], None] = print) -> tuple[bool, Path]:
@@ -189,6 +175,11 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
         Before anything runs: not a source checkout, an unknown notebook, an
         unknown parameter, a value of the wrong type or outside the range the
         notebook states.
+    RunFolderError
+        Before anything runs: the folder is not one a rerun may write into (a
+        folder holding files no rerun wrote, a file where the run writes that
+        no rerun wrote or that changed since, a folder another rerun holds;
+        see :mod:`ldp.book.rerun.runfolder`).  Nothing is written or removed.
     KeyboardInterrupt
         Ctrl-C: the kernel and every process of the run are stopped first
         (:func:`ldp.book.rerun.execution.execute`).
@@ -197,24 +188,33 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
     -----
     Until the run has finished and everything is written, the folder holds
     a file :data:`INCOMPLETE` saying why (running, failed, interrupted); a
-    later rerun into the folder removes the earlier run's files first.
+    later rerun into the folder removes the earlier run's files first (those
+    its manifest records, still as it wrote them), and no other file.
     """
     nb_path = find_notebook(notebook)
     values, injected = resolve_parameters(nb_path, sets, quick=quick)
-    folder = run_folder(nb_path, values, out)
-    if folder.exists() and not folder.is_dir():
-        raise NotebookError(f"--out {folder} exists and is not a folder")
+    with claim(run_folder(nb_path, values, out), nb_path.stem) as run:  # refuses before any work
+        run.mark("running: started " + time.strftime("%Y-%m-%d %H:%M:%S"))
+        try:
+            return _run(run, nb_path, values, injected, mine={n: values[n] for n in (sets or {})}, quick=quick,
+                        interval=interval, echo=echo)
+        except Exception as exc:  # the folder says so (Ctrl-C is marked where it is caught)
+            run.mark(f"failed: {type(exc).__name__}: {exc}")
+            raise
+
+
+def _run(run: RunFolder, nb_path: Path, values: dict, injected: dict, *, mine: dict, quick: bool,
+         interval: float, echo: Callable[[str], None]) -> tuple[bool, Path]:
+    """The run itself, in its claimed folder: parameters, the notebook, its HTML copy and its claims."""
+    folder, mark = run.path, run.mark
     executed = folder / nb_path.name
     figures = folder / "figures"
-    _clear(folder, nb_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    _mark(folder, "running: started " + time.strftime("%Y-%m-%d %H:%M:%S"))
     with atomic_path(folder / "parameters.json") as tmp:
         tmp.write_text(json.dumps(values, indent=1) + "\n", encoding="utf-8")
     from ..claims.store import ResultStore  # the claims a chapter glues read what it ran with
 
     ResultStore.for_rerun(folder).save_parameters(nb_path.stem, values)
-    mine = {n: values[n] for n in (sets or {})}
+    run.record(ended=False)  # what is written so far, should the run be killed outright
     quicks = {n: v for n, v in injected.items() if n != "quick" and n not in mine}
     echo(f"[rerun] {nb_path.stem}{' (quick)' if quick else ''} -> {_display_path(folder)}/")
     echo(f"[rerun]   your values: {', '.join(f'{n}={v!r}' for n, v in mine.items()) or 'none'}")
@@ -229,8 +229,8 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
                              progress=lambda s: echo(f"[rerun]   {nb_path.stem}: {s}"), interval=interval,
                              isolate=True)
     except KeyboardInterrupt:
-        _mark(folder, f"interrupted (Ctrl-C) after {duration_text(time.monotonic() - t0)}; the kernel and its "
-                      f"processes were stopped")
+        mark(f"interrupted (Ctrl-C) after {duration_text(time.monotonic() - t0)}; the kernel and its "
+             f"processes were stopped")
         echo(f"[rerun] {nb_path.stem} interrupted; {_display_path(folder)}/ is marked {INCOMPLETE} (a rerun into "
              f"it starts clean)")
         raise
@@ -238,7 +238,7 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
     html = folder / f"{nb_path.stem}.html"
     has_html = executed.is_file() and _write_html(executed, html)
     if not ok:
-        _mark(folder, f"failed after {duration_text(seconds)}:\n{report}")
+        mark(f"failed after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] {nb_path.stem} FAILED after {duration_text(seconds)}:\n{report}")
         echo(f"[rerun] log: {_display_path(folder / 'run.log')}")
         return False, folder
@@ -253,7 +253,8 @@ def rerun(notebook: str, *, sets: dict[str, str] | None = None, quick: bool = Fa
     echo(f"[rerun] {nb_path.stem}: done in {duration_text(seconds)}; {n_fig} figure(s). In {_display_path(folder)}/:")
     echo(f"[rerun]   {nb_path.stem}.html   the executed notebook with its figures: open in a web browser")
     echo(f"[rerun]   {nb_path.name}  the same as a notebook; figures/  SVG + PDF; parameters.json; run.log")
-    echo("[rerun]   claims.md, claims.csv  the paper's claims this chapter measures, decided on this run")
+    echo(f"[rerun]   claims.md, claims.csv  the paper's claims this chapter measures, decided on this run; "
+         f"{MANIFEST}  what this run wrote")
     if not has_html:  # pragma: no cover - nbconvert is in requirements.txt
         html.unlink(missing_ok=True)
     return True, folder
