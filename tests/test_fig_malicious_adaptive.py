@@ -6,6 +6,7 @@ import pytest
 
 from ldp.book.chapters.c09_malicious_users import compute as C
 from ldp.book.chapters.c09_malicious_users import malicious_adaptive as F
+from ldp.book.plotting.narrow import NARROW_WIDTH, one_column
 
 from figtools import decide, page_ready, store_with, titles
 
@@ -76,6 +77,20 @@ def test_draw():
     assert legend == [*C.SERVERS.values(), "none within 50 %", "this build"]
     assert [x.get_text() for x in fig.axes[0].get_yticklabels()] == list(PROTOCOLS)
     page_ready(F.draw(F.frame(tables())))  # without this build's search: no cross in the legend
+
+
+def test_phone_layout_labels_every_panel():
+    fig = F.draw(F.frame(tables()))
+    shown = [[x.get_text() for x in ax.get_yticklabels() if x.get_visible()] for ax in fig.axes]
+    fig.canvas.draw()
+    assert all(ax.yaxis.get_tick_params()["labelleft"] is False for ax in fig.axes[1:])  # the page: one y axis
+    with one_column(fig):
+        fig.canvas.draw()
+        page_ready(fig, width=NARROW_WIDTH)
+        for ax in fig.axes:
+            labels = [x.get_text() for x in ax.get_yticklabels() if x.get_visible()]
+            assert labels == list(PROTOCOLS) and ax.yaxis.get_tick_params()["labelleft"], ax.get_title()
+    assert shown[0] == list(PROTOCOLS)
 
 
 def test_cheapest_and_the_table():

@@ -12,6 +12,7 @@ import pytest
 from ldp import attacks
 from ldp.book.chapters.c09_malicious_users import compute as C
 from ldp.book.chapters.c09_malicious_users import malicious_audit as F
+from ldp.book.plotting.narrow import NARROW_WIDTH, one_column
 
 from figtools import decide, page_ready, store_with, titles
 
@@ -65,6 +66,15 @@ def test_draw():
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["OLH", "HR", "Hashtogram", "CMS", "FLH", "nominal ε", *[k for k in F._KIND_MARKERS]]
     page_ready(F.draw(F.frame(audit())))  # this build alone: one row of panels
+
+
+def test_phone_layout_labels_every_panel():
+    fig = F.draw(F.frame(audit(), audit(epsilons=(0.25, 1.0, 8.0), n=200_000, commit="abc1234")))
+    with one_column(fig):
+        page_ready(fig, width=NARROW_WIDTH)
+        labels = [ax.get_ylabel() for ax in fig.axes]
+        assert labels == ["this build: ε̂ / ε"] * 4 + ["benchmark: ε̂ / ε"] * 4
+    assert [ax.get_ylabel() for ax in fig.axes] == ["this build: ε̂ / ε", "", "", "", "benchmark: ε̂ / ε", "", "", ""]
 
 
 def test_claims(tmp_path):

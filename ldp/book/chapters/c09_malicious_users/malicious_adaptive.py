@@ -94,16 +94,16 @@ def draw(data: pd.DataFrame):
     tried), the servers side by side in each protocol's row; the last panel the defence's honest-F1 price."""
     rows, shares = _rows(data), data[data["quantity"] == "fake users"]
     bench, live = shares[shares["source"] == "benchmark"], shares[shares["source"] == "this build"]
-    ticks = [0.01, 0.1, BENCH_MAX_FRACTION]
+    ticks = [0.01, 0.1, BENCH_MAX_FRACTION]  # labelled in %, without the sign: 10 and 50 stay apart
     plots = []
     for panel, (_, title) in ATTACKERS.items():
         d = bench[bench["panel"] == panel].assign(mark=lambda f: np.where(f["reached"] > 0, "planted", "none"))
         p = (so.Plot(d, x="x", y="y", color="server", marker="mark").add(so.Dot(pointsize=4.5))
              .scale(color=so.Nominal(_COLORS, order=list(_COLORS)),
                     marker=so.Nominal({"planted": "o", "none": ">"}, order=["planted", "none"]),
-                    x=so.Continuous(trans="log").tick(at=ticks).label(like=lambda v, _: f"{v:.0%}"))
-             .limit(x=(0.006, 0.65), y=(min(rows) - 0.6, 0.6)).label(x="fake users", y="", title=f"({panel}) {title}",
-                                                                      color="", marker=""))
+                    x=so.Continuous(trans="log").tick(at=ticks).label(like=lambda v, _: f"{100 * v:g}"))
+             .limit(x=(0.006, 0.65), y=(min(rows) - 0.6, 0.6)).label(x="fake users, %", y="",
+                                                                      title=f"({panel}) {title}", color="", marker=""))
         here = live[live["panel"] == panel]
         if len(here):
             p = p.add(so.Dot(marker="+", color="black", pointsize=8, stroke=1.0), data=here, x="x", y="y",
@@ -116,8 +116,12 @@ def draw(data: pd.DataFrame):
     if len(live):
         extra["this build"] = Line2D([], [], marker="+", ls="none", color="black", markersize=8)
     fig = render(plots, height=0.2 * len(rows) + 1.2, width=FULL_WIDTH, ncol=4, extra=extra)
-    for i, ax in enumerate(fig.axes):
-        ax.set_yticks(list(rows), list(rows.values()) if i == 0 else [""] * len(rows))
+    first = fig.axes[0]
+    for ax in fig.axes[1:]:  # one y axis: the protocols' labels on the first panel (each panel's on a phone)
+        ax.sharey(first)
+        ax.tick_params(axis="y", labelleft=False)
+    first.set_yticks(list(rows), list(rows.values()))
+    for ax in fig.axes:
         ax.grid(False, axis="y")
     return fig
 

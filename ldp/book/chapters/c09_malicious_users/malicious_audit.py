@@ -90,8 +90,11 @@ def draw(data: pd.DataFrame):
              if k in set(data["kind"])}
     fig = render(plots, height=2.0 * rows + 1.1, width=FULL_WIDTH, grid=(rows, len(plots) // rows), ncol=4,
                  extra={"nominal ε": Line2D([], [], color="0.2", lw=0.8, ls="--"), **kinds})
-    for ax in fig.axes:
+    per_row = len(fig.axes) // rows
+    for i, ax in enumerate(fig.axes):
         ax.axhline(1.0, color="0.2", lw=0.8, ls="--", zorder=0)
+        if i % per_row:  # one y axis per row: its label on the row's first panel (each panel's on a phone)
+            ax.sharey(fig.axes[i - i % per_row])
     return fig
 
 
