@@ -204,7 +204,8 @@ def test_the_committed_tables_read_back():
         assert grid.iloc[0][["protocol", "attacker", "rep"]].tolist() == ["PEM-OLH", "MGA", 0]
     assert set(bench["one-target"]["grid"]["n"]) == {10**6} and set(bench["one-target"]["grid"]["targets"]) == {1}
     audit = C.bench_audit()
-    assert set(audit["protocol"]) == set(ldp.attacks.audited_protocols()) and (audit["eps_lower"] <= audit["epsilon"]).all()
+    assert set(audit["protocol"]) == set(ldp.attacks.audited_protocols())
+    assert (audit["eps_lower"] <= audit["epsilon"]).all()
 
 
 @pytest.mark.slow
