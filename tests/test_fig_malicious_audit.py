@@ -64,7 +64,7 @@ def test_draw():
     assert titles(fig) == ["(a) PEM", "(b) TreeHist", "(c) SFP", "(d) SPM", "(e) PEM", "(f) TreeHist", "(g) SFP",
                            "(h) SPM"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == ["OLH", "HR", "Hashtogram", "CMS", "FLH", "nominal ε", *[k for k in F._KIND_MARKERS]]
+    assert legend == ["OLH", "HR", "Hashtogram", "CMS", "FLH", "nominal ε", *[k for k in F.KIND_MARKERS]]
     page_ready(F.draw(F.frame(audit())))  # this build alone: one row of panels
 
 

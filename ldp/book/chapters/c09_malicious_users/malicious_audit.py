@@ -32,7 +32,7 @@ TITLES = {NAME: "Empirical privacy audit of the deployed client (ours)"}
 FAMILIES = ("PEM", "TreeHist", "SFP", "SPM")
 ORACLES = {"OLH": "#17becf", "HR": "#e377c2", "Hashtogram": "#7f7f7f", "CMS": "#bcbd22", "FLH": "#1f77b4"}
 _SOURCES = {"this build": "abcd", "benchmark": "efgh"}
-_KIND_MARKERS = {"prefix": "o", "value": "s", "prefix+value": "D", "fragment+value": "v",
+KIND_MARKERS = {"prefix": "o", "value": "s", "prefix+value": "D", "fragment+value": "v",
                  "prefix+segment+value": "^", "segment+segment+value": "P"}
 
 
@@ -78,7 +78,7 @@ def draw(data: pd.DataFrame):
                  .add(so.Range(linewidth=1.0), ymin="lower_ratio", ymax="hat_ratio")
                  .add(so.Dot(pointsize=4), y="hat_ratio", marker="kind")
                  .scale(color=so.Nominal(ORACLES, order=[o for o in ORACLES if o in set(data["oracle"])]),
-                        marker=so.Nominal(_KIND_MARKERS, order=[k for k in _KIND_MARKERS if k in set(data["kind"])]),
+                        marker=so.Nominal(KIND_MARKERS, order=[k for k in KIND_MARKERS if k in set(data["kind"])]),
                         x=so.Continuous(trans="log").tick(at=eps[::max(1, math.ceil(len(eps) / 4))])
                         .label(like="{x:g}"), y=so.Continuous().tick(at=[0, 0.5, 1]))
                  .limit(x=(eps[0] / 1.35, eps[-1] * 1.35), y=(0, 1.25))
@@ -86,7 +86,7 @@ def draw(data: pd.DataFrame):
                         color="", marker=""))
             plots.append(p)
     rows = len({s for s in data["source"]})
-    kinds = {k: Line2D([], [], marker=m, ls="none", color="0.35", markersize=4) for k, m in _KIND_MARKERS.items()
+    kinds = {k: Line2D([], [], marker=m, ls="none", color="0.35", markersize=4) for k, m in KIND_MARKERS.items()
              if k in set(data["kind"])}
     fig = render(plots, height=2.0 * rows + 1.1, width=FULL_WIDTH, grid=(rows, len(plots) // rows), ncol=4,
                  extra={"nominal ε": Line2D([], [], color="0.2", lw=0.8, ls="--"), **kinds})
