@@ -3,11 +3,18 @@
 Usage::
 
     nice -n 10 .venv/bin/python benchmarks/bench_adaptive.py [--n 200000] [--targets 16] [--need 8] [--cap 5]
-        [--reps 1] [--budget 0.1] [--minimal-n 1000000] [--jobs 2] [--cross LABEL ...] [--csv DIR] [--quick]
+        [--reps 1] [--budget 0.1] [--minimal-n 1000000] [--data-seed 20190101] [--jobs 2] [--cross LABEL ...]
+        [--csv DIR] [--quick]
+
+The book's chapter 09 plots the committed result of::
+
+    nice -n 10 .venv/bin/python benchmarks/bench_adaptive.py --csv benchmarks/results/adaptive
 
 Settings (printed again by the script):
 
-* data: the synthetic exponential data set (m = 64 bits), ``--n`` users;
+* data: the synthetic exponential data set (scale 0.05, m = 64 bits), ``--n`` users, drawn with seed
+  ``--data-seed`` (default: chapter 09's seed, so that the one-target table at ``--minimal-n`` = 10^6 is
+  measured on the chapter's own synthetic set);
 * protocols (k = 16): PEM at eps = 2 with OLH, HR, Hashtogram, CMS and FLH; TreeHist, SFP (the same five
   oracles) and SPM (OLH) at eps = 4 (at eps = 2 and this n their honest releases are mostly noise: F1 near 0);
 * attackers (``ldp.attacks.adaptive_attacks``): "MGA" (plan's groups, hash search of 64 seeds or pool members),
@@ -21,13 +28,16 @@ Settings (printed again by the script):
 * engine: the count engine, the checks' honest part drawn from its law (``ldp.attacks.server``); a last table
   re-runs the adaptive attackers' checked fractions with real reports (the protocol engine) for the ``--cross``
   protocols, as a cross-check;
-* one target: maximal gain, ``--minimal-n`` users, PEM (eps = 2), TreeHist, SFP and SPM (eps = 4) with OLH
-  (the minimal attack), 3 repetitions;
+* one target (the minimal attack): the same protocols, oracles and attackers with one fresh target, which must
+  be released, ``--minimal-n`` users, 3 repetitions;
 * honest F1 with the defence off and on: 5 count-engine runs per protocol.
 
 Prints the tables of ``ldp.attacks.adaptive_grid``, ``defence_price``, ``adaptive_summary`` and
-``undetected_fraction``; ``--csv DIR`` writes them as CSV files.  Seeds are fixed (root seed 0): the numbers
-are reproducible and do not depend on ``--jobs``.
+``undetected_fraction``; ``--csv DIR`` writes them as CSV files, ``adaptive_<table>_<name>.csv`` for the tables
+``sixteen-targets`` and ``one-target`` and the names ``grid``, ``price``, ``summary``, ``floor``, and
+``adaptive_cross.csv`` (the cross-check); every row records the command, the commit, the machine, the load
+average before and after its table and the table's wall-clock seconds (``benchmarks/provenance.py``).  Seeds
+are fixed (root seed 0): the numbers are reproducible and do not depend on ``--jobs``.
 """
 from __future__ import annotations
 
@@ -37,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import provenance
 
 import ldp
 from ldp.attacks import (
@@ -82,7 +93,7 @@ def show(title: str, frame: pd.DataFrame) -> None:
 
 def measure(label: str, protos: dict, data, *, need: int, targets: int, cap: int, reps: int, budget: float,
             jobs: int, csv: Path | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    t0 = time.perf_counter()
+    t0, load0, start = time.perf_counter(), provenance.load(), time.perf_counter()
     price = defence_price(protos, data, guards=(0.0, *GUARDS), reps=5, n_jobs=jobs)
     guards = choose_guards(price, budget)
     print(f"[{label}] honest runs: {time.perf_counter() - t0:.0f} s; guards chosen (F1 loss <= {budget}): {guards}",
@@ -101,15 +112,36 @@ def measure(label: str, protos: dict, data, *, need: int, targets: int, cap: int
     floor = pd.concat([undetected_fraction(grid, defence="off"), undetected_fraction(grid, defence="on")])
     show(f"{label}: smallest fraction with which an attacker plants {need} targets, every check silent", floor)
     if csv is not None:
-        csv.mkdir(parents=True, exist_ok=True)
+        made = made_by(load0, time.perf_counter() - start)
         for name, frame in (("grid", grid), ("price", price), ("summary", summary), ("floor", floor)):
-            frame.to_csv(csv / f"adaptive_{label}_{name}.csv", index=False)
+            write(frame.assign(**made), csv / f"adaptive_{label}_{name}.csv")
     return grid, price, summary
 
 
-def cross_check(grid: pd.DataFrame, protos: dict, data, *, targets: int, cap: int, labels) -> None:
+#: the code the run started from (``HEAD``, ``+dirty`` if ``ldp`` or ``benchmarks`` differed from it then)
+STARTED_AT = provenance.commit("ldp", "benchmarks")
+
+
+def made_by(load_before: float, seconds: float) -> dict:
+    """The provenance columns of a table (``benchmarks/provenance.py``)."""
+    return {"commit": STARTED_AT, "machine": provenance.machine(),
+            "command": provenance.command("bench_adaptive.py"), "load_before": load_before,
+            "load_after": provenance.load(), "seconds": round(seconds, 1), "date": provenance.now()}
+
+
+def write(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as a CSV at ``path``, written atomically."""
+    from ldp.paths import atomic_path
+
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False)
+
+
+def cross_check(grid: pd.DataFrame, protos: dict, data, *, targets: int, cap: int, labels,
+                csv: Path | None) -> None:
     """The adaptive attackers' checked fractions (count engine) re-run once with real reports."""
     rows = []
+    load0, start = provenance.load(), time.perf_counter()
     server = Server(rng=np.random.SeedSequence(0, spawn_key=(7,)))
     pick = grid[(grid["checks"] == "on") & (grid["defence"] == "off") & grid["fraction"].notna()
                 & grid["attacker"].isin(["index-honest", "capped", "spread", "one-each"]) & (grid["rep"] == 0)
@@ -125,6 +157,8 @@ def cross_check(grid: pd.DataFrame, protos: dict, data, *, targets: int, cap: in
                      "seconds": round(time.perf_counter() - t0, 1)})
     show("cross-check with real reports (protocol engine, one run at the count engine's checked fraction; "
          "another scenario draw)", pd.DataFrame(rows))
+    if csv is not None:
+        write(pd.DataFrame(rows).assign(**made_by(load0, time.perf_counter() - start)), csv / "adaptive_cross.csv")
 
 
 def main() -> None:
@@ -136,6 +170,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--budget", type=float, default=0.1)
     ap.add_argument("--minimal-n", type=int, default=10**6)
+    ap.add_argument("--data-seed", type=int, default=20190101, help="the synthetic sets' seed (chapter 09's)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cross", nargs="*", default=["PEM-OLH", "PEM-CMS", "PEM-FLH", "TreeHist-HR", "SFP-CMS"])
     ap.add_argument("--csv", type=Path)
@@ -147,20 +182,19 @@ def main() -> None:
     pd.set_option("display.max_rows", 1000)
     pd.set_option("display.max_columns", 40)
     start = time.perf_counter()
-    print(f"settings: exponential data (m = 64), n = {args.n:,}; k = 16; {args.targets} fresh targets, need "
+    print(f"settings: exponential data (scale 0.05, m = 64, seed {args.data_seed}), n = {args.n:,}; k = 16; "
+          f"{args.targets} fresh targets, need "
           f"{args.need}; cap {args.cap}; reps {args.reps}; alpha 1e-3; defence budget {args.budget} F1; "
           f"count engine; root seed 0", flush=True)
-    data = ldp.datasets.exponential(n=args.n, m=64, rng=0)
+    data = ldp.datasets.exponential(n=args.n, scale=0.05, m=64, rng=args.data_seed)
     protos = protocols(args.quick)
-    grid, _, _ = measure("adaptive", protos, data, need=args.need, targets=args.targets, cap=args.cap,
+    grid, _, _ = measure("sixteen-targets", protos, data, need=args.need, targets=args.targets, cap=args.cap,
                          reps=args.reps, budget=args.budget, jobs=args.jobs, csv=args.csv)
-    print(f"\none target: n = {args.minimal_n:,}, PEM (eps = 2), TreeHist, SFP, SPM (eps = 4) with OLH", flush=True)
-    big = ldp.datasets.exponential(n=args.minimal_n, m=64, rng=0)
-    one = {"PEM-OLH": ldp.PEM(2.0, 16, 64), "TreeHist-OLH": ldp.TreeHist(4.0, 16, 64, oracle="OLH"),
-           "SFP-OLH": ldp.SFP(4.0, 16, 64, oracle="OLH"), "SPM-OLH": ldp.SPM(4.0, 16, 64)}
-    measure("one-target", one, big, need=1, targets=1, cap=args.cap, reps=max(3, args.reps), budget=args.budget,
+    print(f"\none target: n = {args.minimal_n:,}, the same protocols", flush=True)
+    big = ldp.datasets.exponential(n=args.minimal_n, scale=0.05, m=64, rng=args.data_seed)
+    measure("one-target", protos, big, need=1, targets=1, cap=args.cap, reps=max(3, args.reps), budget=args.budget,
             jobs=args.jobs, csv=args.csv)
-    cross_check(grid, protos, data, targets=args.targets, cap=args.cap, labels=args.cross)
+    cross_check(grid, protos, data, targets=args.targets, cap=args.cap, labels=args.cross, csv=args.csv)
     print(f"\ntotal: {time.perf_counter() - start:.0f} s wall")
 
 

@@ -14,6 +14,12 @@ Prints, with wall-clock time (the machine may be shared):
   eps_lower (its Clopper-Pearson lower bound, each bound at level alpha / 2: above eps with probability at
   most 2 alpha per row if the client is eps-LDP), and the largest eps_lower - eps over all rows.
 
+``--csv`` writes the full audit's frame, every row with the command, the commit, the machine, the load average
+before and after and the wall-clock seconds (``benchmarks/provenance.py``); the book's chapter 09 shows the
+committed result of::
+
+    nice -n 10 .venv/bin/python benchmarks/bench_audit.py --csv benchmarks/results/audit.csv
+
 The reports are the deployed client's (``ldp.client.report_many``: the operating system's coins), so the numbers
 change from run to run within their confidence; only the plans' public seeds are fixed.
 """
@@ -23,6 +29,7 @@ import argparse
 import time
 
 import pandas as pd
+import provenance
 
 from ldp.attacks.audit import audit_grid, audited_protocols
 
@@ -39,6 +46,7 @@ def main() -> None:
     ap.add_argument("--csv", help="write the full audit's frame here")
     args = ap.parse_args()
     protocols = audited_protocols()
+    commit = provenance.commit("ldp", "benchmarks")  # the code the run starts from
     pd.set_option("display.width", 200)
     pd.set_option("display.max_rows", 1000)
 
@@ -50,7 +58,7 @@ def main() -> None:
           f"{time.perf_counter() - t0:.1f} s wall; largest eps_lower - eps {(book.eps_lower - book.epsilon).max():.3f}",
           flush=True)
 
-    t0 = time.perf_counter()
+    t0, load0 = time.perf_counter(), provenance.load()
     full = audit_grid(protocols, args.eps, n=args.n, alpha=args.alpha, groups=args.groups, n_jobs=args.jobs)
     wall = time.perf_counter() - t0
     cols = ["protocol", "kind", "group", "questions", "epsilon", "n", "k0", "k1", "eps_hat", "eps_lower"]
@@ -64,7 +72,13 @@ def main() -> None:
           f"(at {full.loc[gap.idxmin(), 'protocol']}, {full.loc[gap.idxmin(), 'kind']}, "
           f"eps {full.loc[gap.idxmin(), 'epsilon']:g})")
     if args.csv:
-        full.to_csv(args.csv, index=False)
+        from ldp.paths import atomic_path
+
+        made = {"commit": commit, "machine": provenance.machine(),
+                "command": provenance.command("bench_audit.py"), "load_before": load0, "load_after": provenance.load(),
+                "seconds": round(wall, 1), "date": provenance.now()}
+        with atomic_path(args.csv) as tmp:
+            full.assign(**made).to_csv(tmp, index=False)
         print(f"written: {args.csv}")
 
 

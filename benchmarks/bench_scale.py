@@ -24,12 +24,8 @@ The stores are written under ``--workdir`` (default: a temporary folder, deleted
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
 import resource
-import shlex
 import shutil
 import subprocess
 import sys
@@ -38,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import provenance
 
 COLUMNS = ["n", "oracle", "pool_size", "epsilon", "k", "m", "groups", "queries", "t_data_s", "t_privatize_s",
            "t_store_s", "store_mb", "rss_privatize_mb", "t_open_s", "t_aggregate_s", "rss_aggregate_mb", "f1", "ncr",
@@ -116,27 +113,6 @@ def _child(phase: str, args, n: int, spec: str, store: Path, truth: Path) -> dic
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _commit() -> str:
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "ldp", "benchmarks/bench_scale.py"], cwd=root,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _machine() -> str:
-    import numba
-
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{platform.machine()} {os.cpu_count()} cores {mem:.0f} GiB, {platform.system()}, "
-            f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__} "
-            f"({numba.get_num_threads()} threads)")
-
-
 def _save(rows: list[dict], out: Path) -> None:
     import pandas as pd
 
@@ -175,8 +151,8 @@ def main(argv=None) -> int:
         print(json.dumps(row))
         return 0
 
-    command = "python benchmarks/bench_scale.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    commit, machine = _commit(), _machine()
+    command = provenance.command("bench_scale.py", argv)
+    commit, machine = provenance.commit("ldp", "benchmarks/bench_scale.py"), provenance.machine()
     print(f"# {machine}; commit {commit}")
     print(f"# PEM, exponential data, m = {args.m}, k = {args.k}, eps = {args.eps}, query limit = {args.limit}")
     print(f"{'n':>11s} {'oracle':>10s} {'privatize s':>11s} {'store s':>8s} {'store MB':>9s} {'RSS MB':>7s} "
@@ -190,13 +166,12 @@ def main(argv=None) -> int:
                 truth = work / f"n{n}-{spec.replace(':', '')}.truth.json"
                 if store.exists():
                     shutil.rmtree(store)
-                load_before = os.getloadavg()[0]
+                load_before = provenance.load()
                 row = {"n": n, "oracle": spec, "pool_size": int(spec.partition(":")[2] or 0), "epsilon": args.eps,
                        "k": args.k, "m": args.m, "load_before": load_before}
                 row |= _child("privatize", args, n, spec, store, truth)
                 row |= _child("aggregate", args, n, spec, store, truth)
-                row |= {"load_after": os.getloadavg()[0],
-                        "date": datetime.datetime.now().isoformat(timespec="seconds"), "commit": commit,
+                row |= {"load_after": provenance.load(), "date": provenance.now(), "commit": commit,
                         "machine": machine, "command": command}
                 rows.append(row)
                 print(f"{n:11,d} {spec:>10s} {row['t_privatize_s']:11.2f} {row['t_store_s']:8.2f} "

@@ -125,3 +125,16 @@ def test_bad_arguments_fail_before_any_work():
         audit_oracle(ldp.OLH(1.0, m=16), n=200, v0=3, v1=3)
     with pytest.raises(TypeError, match="plan must be an ldp.core.Plan"):
         audit_group("plan", 0, n=200)
+
+
+def test_budgets_above_the_default_ceiling_are_audited():
+    """The auditor owns the device: it reports under the budget it audits, above the default ceiling (4) too.
+
+    eps = 6, 2,000 reports of each value: eps_lower <= 6 fails with probability <= 2 ALPHA per row if the client
+    is eps-LDP; the device with its default ceiling still refuses the plan."""
+    assert ldp.client.DEFAULT_MAX_EPSILON < 6.0
+    df = audit_protocol(ldp.TreeHist(6.0, 4, 64, oracle="FLH"), n=2000, alpha=ALPHA, plan_users=2000, rng=3)
+    assert df.shape[0] == 1 and df["epsilon"].tolist() == [6.0] and (df["eps_lower"] <= 6.0).all()
+    assert audit_oracle(ldp.OLH(6.0, m=16), n=2000, alpha=ALPHA)["eps_lower"] <= 6.0
+    with pytest.raises(ValueError, match="above this device's ceiling max_epsilon"):
+        ldp.client.report_many(ldp.TreeHist(6.0, 4, 64).plan(2000, rng=3), [1], users=[0])

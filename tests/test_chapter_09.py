@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import ldp
+import ldp.attacks
 from ldp import datasets
 from ldp.attacks import Attack
 from ldp.book.chapters.c09_malicious_users import compute as C
@@ -179,3 +180,52 @@ def test_check_cost():
     assert out["check_cost_fix_max"] == 0.0 and out["check_cost_max"] == pytest.approx(0.1)
     assert out["check_cost_worst"] == "PEM on Synthetic at ε = 1"
     assert (out["check_false_runs"], out["check_runs"]) == (2, 4)
+
+
+def test_the_committed_benchmark_tables_are_checked_before_use(tmp_path):
+    with pytest.raises(FileNotFoundError, match="committed output of benchmarks/bench_adaptive.py"):
+        C.bench_adaptive(tmp_path)
+    for table in C.BENCH_TABLES:
+        for part in C.BENCH_PARTS:
+            pd.DataFrame({"protocol": ["PEM-OLH"]}).to_csv(tmp_path / f"adaptive_{table}_{part}.csv", index=False)
+    with pytest.raises(ValueError, match=r"lacks the column\(s\) \['oracle'"):
+        C.bench_adaptive(tmp_path)
+    with pytest.raises(FileNotFoundError, match="benchmarks/bench_audit.py"):
+        C.bench_audit(tmp_path / "audit.csv")
+
+
+def test_the_committed_tables_read_back():
+    """The repository's committed results: every table and column the chapter reads, with their provenance."""
+    bench = C.bench_adaptive()
+    for table in C.BENCH_TABLES:
+        grid = bench[table]["grid"]
+        assert grid["commit"].notna().all() and (grid["seconds"] > 0).all()
+        assert set(grid["protocol"]) == set(ldp.attacks.audited_protocols())  # every protocol and oracle
+        assert grid.iloc[0][["protocol", "attacker", "rep"]].tolist() == ["PEM-OLH", "MGA", 0]
+    assert set(bench["one-target"]["grid"]["n"]) == {10**6} and set(bench["one-target"]["grid"]["targets"]) == {1}
+    audit = C.bench_audit()
+    assert set(audit["protocol"]) == set(ldp.attacks.audited_protocols())
+    assert (audit["eps_lower"] <= audit["epsilon"]).all()
+
+
+@pytest.mark.slow
+def test_a_search_run_again_gives_the_committed_shares():
+    """A table made as the benchmark makes it (its seeds, its data set at a small n) and its first search run again."""
+    pem = ldp.PEM(2.0, 16, 64)
+    data = datasets.exponential(n=20_000, scale=C.BENCH_SCALE, m=64, rng=C.BENCH_DATA_SEED)
+    grid = ldp.attacks.adaptive_grid({"PEM-OLH": pem}, data, need=1, guard=0.01, targets=1, reps=2,
+                                     root_seed=C.BENCH_ROOT_SEED)  # three attackers, the first is MGA
+    again = C.rerun_search(grid)
+    first = grid[(grid["protocol"] == "PEM-OLH") & (grid["attacker"] == "MGA") & (grid["rep"] == 0)]
+    assert len(again) == 4 and np.isfinite(first["fraction"]).any()
+    np.testing.assert_array_equal(again["fraction"].to_numpy(), first["fraction"].to_numpy())
+    assert again["guard"].tolist() == [0.0, 0.0, 0.01, 0.01]
+
+
+def test_stop_price():
+    price = pd.DataFrame({"protocol": "P", "guard": [0.0, 0.01, 0.01, 0.02], "rep": [0, 0, 1, 0], "f1": 0.9,
+                          "f1_defended": [0.9, 0.8, 0.6, 0.0]})
+    out = C.stop_price(price, pd.Series({"P": 0.005, "Q": 0.005}))
+    assert out.loc[0, ["guard", "loss"]].tolist() == pytest.approx([0.01, 0.2])
+    assert np.isnan(out.loc[1, "guard"])  # no price table for Q
+    assert np.isnan(C.stop_price(price, pd.Series({"P": 0.03})).loc[0, "guard"])  # nothing above 3 % on the grid

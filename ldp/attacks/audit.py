@@ -187,16 +187,21 @@ def audit_reports(target, oracles: Sequence[FrequencyOracle], answers0: Sequence
                   value0, value1, *, user: int, n: int, alpha: float) -> dict:
     """Audit one user of ``target`` (a plan or an oracle): ``n`` client reports of each value, the joint event.
 
-    ``oracles`` and ``answers0`` / ``answers1``: the user's questions' oracles and each value's answers.
+    ``oracles`` and ``answers0`` / ``answers1``: the user's questions' oracles and each value's answers.  The
+    auditor owns the device, so its ceiling on a plan's budget (:func:`ldp.client.report_many`'s
+    ``max_epsilon``) is the audited budget, the sum of the questions' budgets: every budget can be audited,
+    above the default ceiling too, and a plan one of whose groups spends more is still refused.
 
     Returns
     -------
     dict
         ``n, k0, k1, eps_hat, eps_lower``.
     """
+    # the auditor is the device's owner: his device accepts the budget it audits, above the default ceiling too
+    ceiling = math.fsum(float(o.epsilon) for o in oracles)
     events = []
     for value in (value0, value1):
-        parsed = parse_reports(target, report_many(target, [value] * n, users=[user] * n))
+        parsed = parse_reports(target, report_many(target, [value] * n, users=[user] * n, max_epsilon=ceiling))
         if parsed.problems or len(parsed.groups) != 1:
             raise RuntimeError(f"the server refused the client's reports: {parsed.problems[:3]}")
         (_, _, reps), = parsed.groups.values()

@@ -21,10 +21,18 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from ....attacks import Attack, Scenario, SupportCountDetector, detector_rates, detector_trial
+from ....attacks import (
+    Attack,
+    Scenario,
+    SupportCountDetector,
+    detector_rates,
+    detector_trial,
+)
 from ....datasets import Dataset, aol, exponential
 from ....protocols import MCM, PEM, SFP, SPM, HeavyHitterProtocol, TreeHist
 from ..c08_after_pem.compute import aol_missing, chapter_runtime, checked_grids
+from .adaptive import *  # noqa: E402,F403  (the sections on attackers who know the checks and on the audit)
+from .adaptive import __all__ as _adaptive_names  # noqa: E402
 
 __all__ = ["CHAPTER", "KIND_LABELS", "CLAIM_FIELDS", "OURS_QUOTE", "OURS_SAYS", "gain_frame",
            "threshold_frame", "targets_frame", "placement_frame",
@@ -32,7 +40,7 @@ __all__ = ["CHAPTER", "KIND_LABELS", "CLAIM_FIELDS", "OURS_QUOTE", "OURS_SAYS", 
            "fpr_points", "done_when", "protocols", "oracle_variants", "checked_grids", "data_sets", "data_findings",
            "gain_findings", "threshold_findings", "fixed_share_check", "fixed_share_findings", "targets_findings",
            "placement_findings", "rate_label", "detector_runs", "detector_findings", "check_cost_table",
-           "check_cost_findings", "aol_missing", "chapter_runtime"]
+           "check_cost_findings", "aol_missing", "chapter_runtime", *_adaptive_names]
 
 CHAPTER = "09_malicious_users"
 #: how the figures name the kinds of attack
