@@ -79,18 +79,18 @@ def test_phone_layout_labels_every_panel():
 
 def test_claims(tmp_path):
     store = store_with(tmp_path, figures={F.NAME: F.frame(audit(), audit(n=200_000, commit="abc"))})
-    assert decide("s21-ldp-definition", store)["verdict"] == "reproduced"
+    assert decide("malicious-audit-bound", store)["verdict"] == "reproduced"
     assert decide("malicious-audit-tight", store)["verdict"] == "reproduced"
     assert set(F.definition_points(store.figure(F.NAME))["point"]) == {"OLH", "CMS", "HR", "FLH", "Hashtogram"}
     # a client that spends 0.3 more than it claims: its lower bounds pass ε at 200,000 reports, and ε̂ is off
     leaky = store_with(tmp_path / "leaky", figures={F.NAME: F.frame(audit(), audit(n=200_000, spend=0.3,
                                                                                    commit="abc"))})
-    assert decide("s21-ldp-definition", leaky)["verdict"] == "not reproduced"
+    assert decide("malicious-audit-bound", leaky)["verdict"] == "not reproduced"
     assert decide("malicious-audit-tight", leaky)["verdict"] == "not reproduced"
     # one that spends less than it claims keeps Definition 1 but is not tight
     shy = store_with(tmp_path / "shy", figures={F.NAME: F.frame(audit(spend=-0.3), audit(n=200_000, spend=-0.3,
                                                                                       commit="abc"))})
-    assert decide("s21-ldp-definition", shy)["verdict"] == "reproduced"
+    assert decide("malicious-audit-bound", shy)["verdict"] == "reproduced"
     assert decide("malicious-audit-tight", shy)["verdict"] == "not reproduced"
 
 

@@ -156,10 +156,11 @@ def one_each_passes(data: pd.DataFrame, factor: float) -> pd.DataFrame:
 
 
 def floor_points(data: pd.DataFrame) -> pd.DataFrame:
-    """The cheapest share with the checks and the defence on, every protocol (``WithinTolerance`` around
-    :data:`ONE_TARGET`)."""
+    """:data:`FEW_PERCENT` (a) against the cheapest share with the checks and the defence on (b), every protocol
+    (``OrderingHolds``: a few percent suffice everywhere)."""
     c = cheapest(data)
-    return pd.DataFrame({"point": c["protocol"], "value": c["checks and defence"], "target": ONE_TARGET})
+    return pd.DataFrame({"point": c["protocol"], "a": FEW_PERCENT, "se_a": 0.0, "b": c["checks and defence"],
+                         "se_b": 0.0})
 
 
 def reproduced(data: pd.DataFrame) -> pd.DataFrame:
@@ -174,8 +175,8 @@ def reproduced(data: pd.DataFrame) -> pd.DataFrame:
 
 
 #: our claims' bars: the factor up to which a check or the defence counts as buying nothing, the defence's
-#: largest factor, the one-target share and its tolerance
-FREE, DEFENCE_FACTOR, ONE_TARGET, ONE_TOL = 1.25, 1.5, 0.01, 0.005
+#: largest factor, and "a few percent": the share of the users below which the minimal attack plants one target
+FREE, DEFENCE_FACTOR, FEW_PERCENT = 1.25, 1.5, 0.03
 _ORDER: ClaimFields = {"floor": None, "ceiling": None}
 _MANY: ClaimFields = {"figure": NAMES["sixteen-targets"], **CLAIM_FIELDS}
 _ONE: ClaimFields = {"figure": NAMES["one-target"], **CLAIM_FIELDS}
@@ -199,9 +200,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="malicious-adaptive-one-target", section="7", ref="Chapter 09, the minimal attack (ours)",
           quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
           test=Test(what="the smallest share of fake users that plants one fresh target with the checks and the "
-                         "defence on, every protocol: about 1 % (0.5 % to 1.5 %) of the users",
+                         "defence on, every protocol, against a few percent (3 %) of the users",
                     measure=lambda store: floor_points(store.figure(NAMES["one-target"])),
-                    rule=R.WithinTolerance(ONE_TOL, what="share of the users around 1 %"), **_ONE)),
+                    rule=R.OrderingHolds(what="3 % ≥ the smallest share that plants the target", **_ORDER), **_ONE)),
     Claim(id="malicious-adaptive-rerun", section="7", ref="Chapter 09, the committed searches rerun (ours)",
           quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
           test=Test(what="this build's run of the one-target table's first search (PEM with OLH, maximal gain, the "

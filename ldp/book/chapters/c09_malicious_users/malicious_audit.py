@@ -117,11 +117,10 @@ def tight_points(data: pd.DataFrame) -> pd.DataFrame:
 
 _FIG: ClaimFields = {"figure": NAME, **CLAIM_FIELDS}
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="s21-ldp-definition", section="2.1", ref="Definition 1",
-          quote=r"satisfies $\epsilon$-local differential privacy ($\epsilon$-LDP), where $\epsilon \geq 0$, if and "
-                r"only if for any input",
-          says="a randomizer is ε-LDP when no set of its outputs is more than e^ε times likelier under one input than "
-               "under another",
+    Claim(id="malicious-audit-bound", section="7", ref="Chapter 09, the deployed client against Definition 1 (ours)",
+          quote=OURS_QUOTE, says=OURS_SAYS, kind="ours",
+          note="Definition 1 of the paper (section 2.1) checked on the deployed client, beyond the paper's oracles: "
+               "the paper's own GRR and OLH are decided on their exact output laws in chapter 01.",
           test=Test(what="the deployed client (ldp.client) of PEM, TreeHist and SFP with OLH, HR, Hashtogram, CMS "
                          "and FLH and of SPM with OLH, one user of every group kind, every ε of the grid, this "
                          "build's audit and the committed one: per oracle, the largest Clopper-Pearson lower bound "
