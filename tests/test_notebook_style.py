@@ -107,3 +107,23 @@ def test_code_pages_and_tests_do_not_speak_of_the_tracker():
              if TRACKER.search(line)]
     assert not found, found
     assert TRACKER.search("as issue 23 asks") and TRACKER.search("the issue's check") and not TRACKER.search("issued")
+
+
+#: a glue role naming another document's key (``path::key``): myst-nb reads ``key:format`` by the last colon, so
+#: ``{glue:text}`path::key``` without a format would look up ``path:`` (a page's warning, a failed build)
+CROSS_GLUE = re.compile(r"\{glue(?::(text|md|any|figure|math))?\}`([^`]*::[^`]*)`")
+
+
+def cross_glue_without_format(text: str) -> list[str]:
+    """The ``{glue:text}`` roles of ``text`` that name another document's key and give no format after it."""
+    return [ref for role, ref in CROSS_GLUE.findall(text) if role == "text" and ":" not in ref.split("::", 1)[1]]
+
+
+def test_the_cross_glue_scan_finds_what_it_should():
+    assert cross_glue_without_format("a {glue:text}`../x.ipynb::name` b") == ["../x.ipynb::name"]
+    assert cross_glue_without_format("a {glue:text}`../x.ipynb::name:s` {glue:text}`name` b") == []
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name)
+def test_glue_from_another_document_has_a_format(path: Path):
+    assert not cross_glue_without_format(path.read_text(encoding="utf-8"))
