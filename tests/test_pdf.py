@@ -174,6 +174,10 @@ def test_html_table_to_nodes():
     assert ldp_latex.html_table_to_nodes(wide) is None
     assert ldp_latex.html_table_to_nodes("<p>no table</p>") is None
     assert ldp_latex.html_table_to_nodes("<table><thead><tr><th>a</th></tr></thead></table>") is None
+    assert "longtable" not in table["classes"]  # a short table stays a tabular
+    words = " ".join(["privacy"] * (ldp_latex.LONG_TABLE_CHARS // 8 + 1))
+    (long,) = ldp_latex.html_table_to_nodes(f"<table><tr><td>{words}</td></tr></table>")
+    assert "longtable" in long.children[-1]["classes"]  # much text: its rows break across pages
 
 
 def test_column_widths_keep_the_longest_word():

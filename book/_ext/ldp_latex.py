@@ -50,6 +50,9 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 _LATEX_READY = {"application/pdf", "image/png", "image/jpeg", "text/latex"}
 # wider tables do not fit the page's text width legibly; they stay plain text
 MAX_COLUMNS = 12
+#: body text (characters) above which a table is set as a longtable, whose rows break across pages: about
+#: half a page of the tables' small type, so no tabular can be taller than a page
+LONG_TABLE_CHARS = 2500
 _MATH = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
 
 
@@ -118,7 +121,10 @@ def html_table_to_nodes(html: str) -> list[nodes.Node] | None:
     caption = table.find("caption")
     if caption is not None and caption.get_text(strip=True):
         out.append(_cell_content(" ".join(caption.get_text(" ", strip=True).split())))
-    out.append(nodes.table("", group, classes=["colwidths-given"]))
+    # a table with much text breaks across pages (longtable): a tabular taller than the page overflows it
+    chars = sum(len(" ".join(td.get_text(" ", strip=True).split())) for td in table.find_all("td"))
+    long = ["longtable"] if chars > LONG_TABLE_CHARS else []
+    out.append(nodes.table("", group, classes=["colwidths-given", *long]))
     # LaTeX environment sphinxclassldptable (book/_latex/ldpbook.sty): small type
     return [nodes.container("", *out, classes=["ldptable"])]
 
