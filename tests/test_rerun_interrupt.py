@@ -64,6 +64,16 @@ def _tree(pid: int) -> list[psutil.Process]:
 STOP_WAIT = 120
 
 
+def _as_from_a_terminal() -> None:
+    """SIGINT's default action in the runner, as a command typed in a terminal has it.
+
+    A test run started in the background by a non-interactive shell (``pytest ... &``, ``nohup``) inherits
+    SIGINT ignored, and Python then installs no KeyboardInterrupt handler: the runner would rightly ignore the
+    test's Ctrl-C (its signal masks showed SigIgn bit 2 set when this test failed so on a loaded machine).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _signal_masks(pid: int) -> str:
     """The runner's blocked, ignored and caught signals (SIGINT is bit 2), as /proc says: why it did not stop."""
     try:
@@ -94,7 +104,8 @@ def test_ctrl_c_stops_the_kernel_and_marks_the_folder(tmp_path):
     env = {**os.environ, "LDP_ROOT": str(root), "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "ldp", "rerun", "99", "--out", str(out), "--set", f"marker={str(marker)!r}"]
     runner = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, start_new_session=True)  # its own group: the test's SIGINT is the only one
+                              text=True, start_new_session=True,  # its own group: the test's SIGINT is the only one
+                              preexec_fn=_as_from_a_terminal)
     procs: list[psutil.Process] = []
     try:
         deadline = time.monotonic() + 300
