@@ -110,6 +110,31 @@ def test_support_of_consecutive_candidates(m, start):
     np.testing.assert_array_equal(flh.support_from_tally(T, cands), want)
 
 
+@pytest.mark.parametrize("m,eps,h", [(16, 0.5, 512), (64, 2.0, 300), (70, 1.0, 257), (128, 1.5, 129), (8, 0.1, 2048)])
+def test_support_by_thresholds_equals_the_lookups(m, eps, h):
+    """The compare kernel of a small hash range gives the lookup kernels' supports, runs and random candidates."""
+    from ldp.oracles import flh_kernels as fk
+
+    flh = FLH(eps, m=m, pool_size=h, pool_seed=5)
+    assert flh.d_prime <= fk.THRESHOLD_D_PRIME
+    rng = np.random.default_rng(3)
+    T = rng.integers(0, 400, size=flh.tally_shape).astype(np.int32)
+    cands = np.concatenate([uniform(1500, m, rng=rng), uniform(900, m, rng=rng)[:1]])
+    b, a = flh._pool_coefficients(-(-m // 32))
+    chunks = flh._chunks(flh._check_candidates(cands))
+    want = fk.support_serial(T.reshape(-1), b, a, chunks, np.int64(flh.d_prime))
+    for block in (1, 7, fk.THRESHOLD_BLOCK):
+        got = fk.support_by_thresholds(T.reshape(-1), b, a, chunks.astype(np.uint64), np.int64(flh.d_prime),
+                                       fk.cell_thresholds(flh.d_prime), block)
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(flh.support_from_tally(T, cands), want)  # whichever kernel the dispatch takes
+    t = np.arange(2**32 - 3, 2**32, dtype=np.uint64).tolist() + [0, 1, 2**31]
+    thr = fk.cell_thresholds(flh.d_prime).astype(np.uint64)
+    w = np.array(t, dtype=np.uint64)
+    np.testing.assert_array_equal((w[:, None] >= thr[None, 1:]).sum(axis=1),
+                                  (w * np.uint64(flh.d_prime)) >> np.uint64(32))
+
+
 def _exact_tally_moments(flh, values, counts):
     """Mean and covariance of the tally: sum over values of Multinomial(N_v, pi_v), pi_v(j, y) = pmf[H_j(v)][y] / h."""
     h, dp = flh.tally_shape

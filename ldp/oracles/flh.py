@@ -97,7 +97,15 @@ from ..validation import check_epsilon, check_int, check_rng
 from ..values import as_values, n_chunks
 from . import hashing
 from .base import Reports, grr_apply, grr_draw, grr_pmf, report_array, symbol_field, uint_dtype
-from .flh_kernels import support_from_tally, support_serial, tally_into
+from .flh_kernels import (
+    THRESHOLD_BLOCK,
+    THRESHOLD_D_PRIME,
+    cell_thresholds,
+    support_by_thresholds,
+    support_from_tally,
+    support_serial,
+    tally_into,
+)
 from .formulas import default_d_prime, olh_pq
 from .hashed import HashedOracle
 
@@ -407,11 +415,14 @@ class FLH(HashedOracle[FLHReports]):
         parts = max(1, min(4 * numba.get_num_threads(), -(-chunks.shape[1] // 64)))
         # int32 cells when they fit: the lookups are the kernel's memory traffic (sums stay int64)
         flat = t.reshape(-1)
-        flat = flat.astype(np.int32) if flat.size and 0 <= flat.min() and flat.max() < 2**31 else \
-            flat.astype(np.int64)
-        flat = np.ascontiguousarray(flat)
+        small = bool(flat.size) and 0 <= flat.min() and flat.max() < 2**31
+        flat = np.ascontiguousarray(flat.astype(np.int32) if small else flat.astype(np.int64))
         if chunks.shape[1] * self.pool_size < 2**18:
             return support_serial(flat, b, a, chunks, np.int64(self.d_prime))
+        if small and self.d_prime <= THRESHOLD_D_PRIME and int(flat.sum(dtype=np.int64)) < 2**31:
+            # a small hash range: compares instead of lookups (flh_kernels' notes); every partial sum fits int32
+            return support_by_thresholds(flat, b, a, chunks.astype(np.uint64), np.int64(self.d_prime),
+                                         cell_thresholds(self.d_prime), THRESHOLD_BLOCK)
         return support_from_tally(flat, b, a, chunks, np.int64(self.d_prime), parts)
 
     def _support(self, reports: FLHReports, candidates: np.ndarray) -> np.ndarray:

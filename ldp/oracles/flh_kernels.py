@@ -10,13 +10,37 @@ The support kernel has the shape of OLH's (:mod:`ldp.oracles.kernels`): a tile
 of 4 candidates whose 32-bit chunks sit in registers, an inner loop over the
 pool's coefficients (contiguous), OLH's compare replaced by the lookup.  Counts
 are integers, so the result does not depend on the split over threads.
+
+For a small hash range (``d' <= THRESHOLD_D_PRIME``) :func:`support_by_thresholds`
+gives the same sums with no lookup: it turns the loops round (pool members
+outside, a block of candidates inside, which the compiler vectorises) and
+reads ``T[j, cell]`` as ``T[j, 0] + sum_{y=1}^{cell} (T[j, y] - T[j, y-1])``,
+where ``cell >= y`` exactly when the hash's 32-bit word is at least
+``ceil(y 2**32 / d')`` (:func:`cell_thresholds`): ``d' - 1`` compares per pair
+instead of a gather, which this machine's vector units do not do fast.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["tally_into", "support_from_tally", "support_serial"]
+__all__ = ["tally_into", "support_from_tally", "support_serial", "support_by_thresholds", "cell_thresholds",
+           "THRESHOLD_D_PRIME", "THRESHOLD_BLOCK"]
+
+#: largest ``d'`` for which :func:`support_by_thresholds` beats the lookup kernels (measured:
+#: ``benchmarks/bench_flh_attack_runs.py``; 0.2 ns per pair at ``d' = 3``, 0.36 at 9, 0.55 at 14, the lookups 0.62)
+THRESHOLD_D_PRIME = 12
+#: candidates per block of :func:`support_by_thresholds` (their words and sums stay in the L1 cache)
+THRESHOLD_BLOCK = 1024
+
+
+def cell_thresholds(dp: int) -> np.ndarray:
+    """``t_y = ceil(y 2**32 / d')`` for ``y < d'``: a 32-bit word ``w`` falls in cell ``>= y`` iff ``w >= t_y``.
+
+    OLH's reduction is ``cell = (w d') >> 32`` (:mod:`ldp.oracles.hashing`), so ``cell >= y`` iff
+    ``w d' >= y 2**32`` iff ``w >= ceil(y 2**32 / d')``.  ``uint32`` (``t_0 = 0``).
+    """
+    return np.array([-(-(y << 32) // dp) for y in range(dp)], dtype=np.uint64).astype(np.uint32)
 
 
 @njit(inline="always", cache=True)
@@ -164,6 +188,85 @@ def support_serial(flat, B, A, cands, dp):  # pragma: no cover - compiled
         _part_small(flat, B, A, cands, dp, 0, cands.shape[1], out)
     else:
         _part_general(flat, B, A, cands, dp, 0, cands.shape[1], out)
+    return out
+
+
+@njit(cache=True)
+def _block_thresholds(flat, B, A, X, dp, thr, lo, hi, out, words, top):  # pragma: no cover - compiled
+    """``out[lo:hi] = sum_j (T[j, H_j(c)] - T[j, 0])`` by thresholds (see the module notes); int32 sums.
+
+    ``X`` holds the candidates' chunks as ``uint64`` ``(C, nc)``; ``words`` (``uint64``) and ``top``
+    (``uint32``) are scratch of at least ``hi - lo`` entries.
+    """
+    h = B.shape[0]
+    C = X.shape[0]
+    L = hi - lo
+    X0 = X[0, lo:hi]
+    X1 = X[1 if C > 1 else 0, lo:hi]
+    acc = np.zeros(L, dtype=np.int32)
+    for j in range(h):
+        b = B[j]
+        a0 = A[0, j]
+        if C == 1:
+            for i in range(L):
+                top[i] = np.uint32((b + a0 * X0[i]) >> np.uint64(32))
+        elif C == 2:
+            a1 = A[1, j]
+            for i in range(L):
+                top[i] = np.uint32((b + a0 * X0[i] + a1 * X1[i]) >> np.uint64(32))
+        else:
+            for i in range(L):
+                words[i] = b + a0 * X0[i]
+            for c in range(1, C):
+                a = A[c, j]
+                Xc = X[c, lo:hi]
+                for i in range(L):
+                    words[i] += a * Xc[i]
+            for i in range(L):
+                top[i] = np.uint32(words[i] >> np.uint64(32))
+        off = j * dp
+        y = 1
+        while y + 1 < dp:  # two thresholds per pass over the block
+            t0 = thr[y]
+            t1 = thr[y + 1]
+            d0 = flat[off + y] - flat[off + y - 1]
+            d1 = flat[off + y + 1] - flat[off + y]
+            for i in range(L):
+                w = top[i]
+                acc[i] += (d0 if w >= t0 else 0) + (d1 if w >= t1 else 0)
+            y += 2
+        if y < dp:
+            t0 = thr[y]
+            d0 = flat[off + y] - flat[off + y - 1]
+            for i in range(L):
+                acc[i] += d0 if top[i] >= t0 else 0
+    for i in range(L):
+        out[lo + i] = acc[i]
+
+
+@njit(parallel=True, cache=True)
+def support_by_thresholds(flat, B, A, X, dp, thr, block):  # pragma: no cover - compiled
+    """:func:`support_from_tally`'s sums by thresholds, for ``d' <= THRESHOLD_D_PRIME`` (module notes).
+
+    ``flat``: the tally (``int32``, non-negative, total below ``2**31``, so every partial sum fits
+    ``int32``); ``X``: the candidates' chunks, ``uint64`` ``(C, nc)``; ``thr``: :func:`cell_thresholds`.
+    Parallel over blocks of ``block`` candidates; the result does not depend on the split.
+    """
+    nc = X.shape[1]
+    h = B.shape[0]
+    out = np.zeros(nc, dtype=np.int64)
+    base = np.int64(0)
+    for j in range(h):
+        base += flat[j * dp]
+    nb = (nc + block - 1) // block
+    for t in prange(nb):
+        lo = t * block
+        hi = min(nc, lo + block)
+        words = np.empty(hi - lo, dtype=np.uint64)
+        top = np.empty(hi - lo, dtype=np.uint32)
+        _block_thresholds(flat, B, A, X, dp, thr, lo, hi, out, words, top)
+    for i in range(nc):
+        out[i] += base
     return out
 
 
