@@ -132,14 +132,17 @@ class Question:
         """Answers of sorted values are sorted (prefixes and whole values)."""
         return self.start == 0 and not self.channels
 
-    def answer(self, values: np.ndarray, m: int, *, channel: np.ndarray | None = None) -> np.ndarray:
+    def answer(self, values: np.ndarray, m: int, *, channel: np.ndarray | None = None,
+               bits: np.ndarray | None = None) -> np.ndarray:
         """Each user's (un-perturbed) answer, canonical ``width``-bit values.
 
-        ``channel``: the values' :func:`channel_hash` with this question's
-        ``channels`` and ``seed``, when the caller has it already (the
-        questions of one plan share it); computed when omitted.
+        ``channel`` and ``bits``: the values' :func:`channel_hash` with this
+        question's ``channels`` and ``seed``, and their :func:`segment`
+        ``[start, stop)``, when the caller has them already (the questions of
+        one plan share the hashes, a data set's runs the segments); computed
+        when omitted.
         """
-        seg = segment(values, m, self.start, self.stop)
+        seg = segment(values, m, self.start, self.stop) if bits is None else bits
         if not self.channels:
             return seg
         c = channel_hash(values, m, self.channels, self.seed) if channel is None else channel

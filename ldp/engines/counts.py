@@ -46,9 +46,13 @@ class AnswerTally:
     starts: np.ndarray | None
 
 
-def _tally_answers(distinct: np.ndarray, m: int, q: Question, channel: np.ndarray | None = None) -> AnswerTally:
-    """:class:`AnswerTally` of ``distinct`` (sorted, ``m``-bit values) for question ``q`` (``channel``: their hashes)."""
-    ans = q.answer(distinct, m, channel=channel)
+def _tally_answers(distinct: np.ndarray, m: int, q: Question, channel: np.ndarray | None = None,
+                   bits: np.ndarray | None = None) -> AnswerTally:
+    """:class:`AnswerTally` of ``distinct`` (sorted, ``m``-bit values) for question ``q``.
+
+    ``channel`` and ``bits``: the values' channel hashes and segment, when known (:meth:`Question.answer`).
+    """
+    ans = q.answer(distinct, m, channel=channel, bits=bits)
     if q.is_prefix:
         if ans.ndim == 1:
             new = ans[1:] != ans[:-1]
@@ -95,8 +99,8 @@ def _channel_hashes(distinct: np.ndarray, m: int, channels: int, seed: int) -> n
     return h
 
 
-def _channel_tally(distinct: np.ndarray, m: int, hashes, q: Question) -> AnswerTally:
-    return _tally_answers(distinct, m, q, hashes(q.channels, q.seed))
+def _channel_tally(distinct: np.ndarray, m: int, hashes, segments, q: Question) -> AnswerTally:
+    return _tally_answers(distinct, m, q, hashes(q.channels, q.seed), segments(q.start, q.stop).answers)
 
 
 def channel_tally(data: Dataset, q: Question) -> AnswerTally:
@@ -104,12 +108,14 @@ def channel_tally(data: Dataset, q: Question) -> AnswerTally:
 
     A channel answer depends on the plan's public seed (part of ``q``): the runs of one plan reuse it.
     The distinct values' channel hashes, which every channel question of a plan shares (MCM's blocks,
-    SFP's fragments), are computed once per ``(channels, seed)`` (the last 4 kept).
+    SFP's fragments), are computed once per ``(channels, seed)`` (the last 4 kept), and their bit
+    segments come from :func:`segment_tally` (kept across runs).
     """
     fn = _CHANNEL_TALLIES.get(data)
     if fn is None:  # as segment_tally: the partials hold the distinct values, not the data set
         hashes = lru_cache(maxsize=4)(partial(_channel_hashes, data.distinct, data.m))
-        fn = lru_cache(maxsize=16)(partial(_channel_tally, data.distinct, data.m, hashes))
+        segment_tally(data, 0, data.m)  # makes the data set's segment tallies
+        fn = lru_cache(maxsize=16)(partial(_channel_tally, data.distinct, data.m, hashes, _SEGMENT_TALLIES[data]))
         _CHANNEL_TALLIES[data] = fn
     return fn(q)
 
@@ -519,8 +525,8 @@ class CountSupport(SupportSource):
         Ng = self.sizes[group] - self.crafted_sizes[group]  # honest users of the group
         # joint counts in the group: over the distinct values its honest users hold
         held, row = self.counts.row(group)
-        ans_a = self._tally(qa).answers[held]
-        ans_b = self._tally(qb).answers[held]
+        ans_a = np.take(self._tally(qa).answers, held, axis=0)  # rows of words: take is the fast gather
+        ans_b = np.take(self._tally(qb).answers, held, axis=0)
         oa = np.argsort(A, kind="stable")
         ob = np.argsort(B, kind="stable")
         ia = match_sorted(A[oa], ans_a)
@@ -622,11 +628,11 @@ def _held_answers(t: AnswerTally, q: Question, idx: np.ndarray, cnt: np.ndarray,
         if not ordered:
             o = np.argsort(pos, kind="stable")
             pos, cnt = pos[o], cnt[o]
-        heads = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+        heads = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
         held, total = pos[heads], np.add.reduceat(cnt, heads)
     ok = total > 0
     held, total = held[ok], total[ok]
-    return (held.astype(np.uint64) if t.unique is None else t.unique[held]), total
+    return (held.astype(np.uint64) if t.unique is None else np.take(t.unique, held, axis=0)), total
 
 
 def _same(a: float, b: float) -> bool:
