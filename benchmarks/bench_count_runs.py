@@ -24,8 +24,8 @@ import sys
 import time
 
 import numpy as np
-
 import provenance
+
 from ldp import datasets
 from ldp.book.chapters.c08_after_pem import compute
 from ldp.experiments.registry import resolve_dataset, resolve_protocol
@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> None:
         factory = resolve_protocol(name)[1]
         row = f"{label:24}"
         for d in args.data:
-            row += f"{1000 * cpu_per_run(factory, kwargs, loaded[d], epsilon=args.epsilon, k=args.k, reps=args.reps):11.1f}"
+            cpu = cpu_per_run(factory, kwargs, loaded[d], epsilon=args.epsilon, k=args.k, reps=args.reps)
+            row += f"{1000 * cpu:11.1f}"
         print(row, flush=True)
         lines.append(row)
     if args.out:

@@ -264,8 +264,13 @@ class CountSupport(SupportSource):
     # -- true counts -------------------------------------------------------
     @staticmethod
     def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> np.ndarray:
-        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``."""
-        return GroupCounts.count(data, labels, n_groups).dense()
+        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``.
+
+        Read-only: runs given the same table (``group_counts=``) convert it to sparse rows once.
+        """
+        dense = GroupCounts.count(data, labels, n_groups).dense()
+        dense.flags.writeable = False
+        return dense
 
     @property
     def gcounts(self) -> np.ndarray:

@@ -128,7 +128,8 @@ class GroupCounts:
             raise ValueError(f"labels must give the group of each of the data set's n = {data.n} users, "
                              f"got {labels.shape[0]} labels")
         order, starts = users_by_value(data)
-        return cls(*_count_rows(labels, order, starts, int(n_groups)), data.n_distinct)
+        indptr, index, counts = _count_rows(labels, order, starts, int(n_groups))
+        return cls(indptr, index, counts, data.n_distinct)
 
     @classmethod
     def from_dense(cls, table: np.ndarray) -> GroupCounts:
