@@ -118,6 +118,11 @@ def test_count_support_answer_counts_equal_the_dense_sums(data):
         want = _dense_answers(src._tally(q), q, src.gcounts[g])
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
+    whole = src.plan.questions[0][-1]  # asked by every group: the data set's own counts
+    got = src.answer_counts(range(src.plan.n_groups), whole)
+    want = _dense_answers(src._tally(whole), whole, data.distinct_counts)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
 
 
 def _unheld_loop(nz_idx, bsize, nb, drawn, counts, ordinals):

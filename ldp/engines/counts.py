@@ -290,20 +290,11 @@ class CountSupport(SupportSource):
         """Distinct answers held by the users of ``groups`` and how many hold each."""
         t = self._tally(q)
         groups = tuple(groups)
-        if len(groups) != self.plan.n_groups:  # a part of the users: their groups' sparse rows
-            idx, cnt = self.counts.rows(groups)
-            return _held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
-        row = self.data.distinct_counts if self._honest_total is None else self._honest_total
-        if t.unique is None:  # dense channel answers
-            cnt = np.rint(np.bincount(t.inverse, weights=row, minlength=q.domain_size)).astype(np.int64)
-            nz = np.flatnonzero(cnt)
-            return nz.astype(np.uint64), cnt[nz]
-        if t.starts is not None:
-            cnt = np.add.reduceat(row, t.starts)
-        else:
-            cnt = np.rint(np.bincount(t.inverse, weights=row, minlength=len(t.unique))).astype(np.int64)
-        ok = cnt > 0
-        return t.unique[ok], cnt[ok]
+        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
+            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
+            return _held_answers(t, q, np.arange(row.shape[0]), row, ordered=t.starts is not None)
+        idx, cnt = self.counts.rows(groups)  # a part of the users: their groups' sparse rows
+        return _held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
 
     def _candidate_counts(self, groups, q, cands):
         ans, cnt = self.answer_counts(groups, q)
