@@ -27,7 +27,7 @@ def data():
     return ldp.datasets.exponential(20_000, scale=0.1, m=24, rng=3)
 
 
-@pytest.mark.parametrize("G", [1, 7, 300])
+@pytest.mark.parametrize("G", [1, 7, 300])  # the dense table's pass (G * distinct <= n) and the value walk
 def test_group_counts_equal_the_dense_table(data, G):
     labels = np.random.default_rng(G).integers(0, G, data.n).astype(np.uint8 if G <= 256 else np.uint16)
     if G > 1:
