@@ -46,9 +46,11 @@ def test_group_counts_equal_the_dense_table(data, G):
 
 
 def test_users_by_value_is_a_stable_counting_sort(data):
-    order, starts = users_by_value(data)
+    order, starts, index = users_by_value(data)
     np.testing.assert_array_equal(order, np.argsort(data.user_index, kind="stable"))
     np.testing.assert_array_equal(np.diff(starts), data.distinct_counts)
+    np.testing.assert_array_equal(index, data.user_index)
+    assert order.dtype == index.dtype == np.int32
     assert users_by_value(data)[0] is order  # kept with the data set
 
 
