@@ -234,3 +234,24 @@ def test_compiled_band_values_equal_the_numpy_formulas():
     x = _band_values(S, C, a, b, rng=np.random.default_rng(1))
     np.testing.assert_array_equal(x, _band_values_numpy(S, C, a, b, rng=np.random.default_rng(1)))
     assert np.all((a <= x) & (x < b))
+
+
+def test_select_top_per_block_equals_the_full_ranking():
+    """select_top's pre-filter for one candidate per block keeps exactly what ranking every candidate keeps."""
+    from ldp.core import select_top
+    g = np.random.default_rng(0)
+    for K, min_support in ((1, None), (1, 30), (2, None)):
+        for _ in range(30):
+            N = int(g.integers(1, 400))
+            support = g.integers(0, 40, N)  # many ties
+            keys = g.random(N)
+            blocks = g.integers(0, 25, N)
+            order = np.lexsort((-keys, -support, blocks))
+            b = blocks[order]
+            first = np.r_[0, np.flatnonzero(b[1:] != b[:-1]) + 1]
+            rank = np.arange(N) - np.repeat(first, np.diff(np.r_[first, N]))
+            keep = rank < K
+            if min_support is not None:
+                keep |= support[order] >= min_support
+            np.testing.assert_array_equal(select_top(support, keys, K, blocks=blocks, min_support=min_support),
+                                          order[keep])
