@@ -224,7 +224,7 @@ class CountSupport(SupportSource):
 
     def __init__(self, data: Dataset, labels: np.ndarray, plan: Plan, *, rng_draw: np.random.Generator,
                  rng_keys: np.random.Generator, crafted: CraftedUsers | None = None,
-                 group_counts: np.ndarray | None = None):
+                 group_counts: np.ndarray | GroupCounts | None = None):
         G = plan.n_groups
         if group_counts is None:
             rows = GroupCounts.count(data, labels, G)
