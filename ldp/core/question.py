@@ -132,12 +132,20 @@ class Question:
         """Answers of sorted values are sorted (prefixes and whole values)."""
         return self.start == 0 and not self.channels
 
-    def answer(self, values: np.ndarray, m: int) -> np.ndarray:
-        """Each user's (un-perturbed) answer, canonical ``width``-bit values."""
-        seg = segment(values, m, self.start, self.stop)
+    def answer(self, values: np.ndarray, m: int, *, channel: np.ndarray | None = None,
+               bits: np.ndarray | None = None) -> np.ndarray:
+        """Each user's (un-perturbed) answer, canonical ``width``-bit values.
+
+        ``channel`` and ``bits``: the values' :func:`channel_hash` with this
+        question's ``channels`` and ``seed``, and their :func:`segment`
+        ``[start, stop)``, when the caller has them already (the questions of
+        one plan share the hashes, a data set's runs the segments); computed
+        when omitted.
+        """
+        seg = segment(values, m, self.start, self.stop) if bits is None else bits
         if not self.channels:
             return seg
-        c = channel_hash(values, m, self.channels, self.seed)
+        c = channel_hash(values, m, self.channels, self.seed) if channel is None else channel
         return (c << np.uint64(self.seg_bits)) | seg
 
     def oracle(self):

@@ -64,7 +64,14 @@ def select_top(support: np.ndarray, keys: np.ndarray, K: int, *, blocks: np.ndar
         order = pos[np.lexsort((-keys[pos], -support[pos]))]
         rank = np.arange(order.shape[0])
     else:
-        order = np.lexsort((-keys, -support, blocks))
+        pos = np.arange(N)
+        if K == 1 and blocks.dtype.kind in "iu" and blocks.min() >= 0 and blocks.max() < 4 * N:
+            # pre-filter (MCM's one pattern per block): only a block's largest support can rank first in it
+            best = np.full(int(blocks.max()) + 1, support.min(), dtype=support.dtype)
+            np.maximum.at(best, blocks, support)
+            lo = best[blocks] if min_support is None else np.minimum(best[blocks], min_support)
+            pos = np.flatnonzero(support >= lo)
+        order = pos[np.lexsort((-keys[pos], -support[pos], blocks[pos]))]
         b = blocks[order]
         first = np.r_[0, np.flatnonzero(b[1:] != b[:-1]) + 1]
         run = np.diff(np.r_[first, order.shape[0]])

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 import numpy as np
-from numba import njit
 from scipy import stats
 
-from ..core import Dataset, Plan, Question, select_top
+from ..core import Dataset, Plan, Question, channel_hash, select_top
 from ..values import as_values, match_sorted, value_keys
 from .base import Selection, SupportSource
 from .crafted import CraftedUsers
+from .groupcounts import GroupCounts
 from .sampling import iid_binomial_top
 
 __all__ = ["CountSupport", "prepare"]
@@ -46,9 +46,13 @@ class AnswerTally:
     starts: np.ndarray | None
 
 
-def _tally_answers(distinct: np.ndarray, m: int, q: Question) -> AnswerTally:
-    """:class:`AnswerTally` of ``distinct`` (sorted, ``m``-bit values) for question ``q``."""
-    ans = q.answer(distinct, m)
+def _tally_answers(distinct: np.ndarray, m: int, q: Question, channel: np.ndarray | None = None,
+                   bits: np.ndarray | None = None) -> AnswerTally:
+    """:class:`AnswerTally` of ``distinct`` (sorted, ``m``-bit values) for question ``q``.
+
+    ``channel`` and ``bits``: the values' channel hashes and segment, when known (:meth:`Question.answer`).
+    """
+    ans = q.answer(distinct, m, channel=channel, bits=bits)
     if q.is_prefix:
         if ans.ndim == 1:
             new = ans[1:] != ans[:-1]
@@ -89,14 +93,29 @@ def segment_tally(data: Dataset, start: int, stop: int) -> AnswerTally:
 _CHANNEL_TALLIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _channel_hashes(distinct: np.ndarray, m: int, channels: int, seed: int) -> np.ndarray:
+    h = channel_hash(distinct, m, channels, seed)
+    h.flags.writeable = False  # shared by the tallies of every question with these channels and seed
+    return h
+
+
+def _channel_tally(distinct: np.ndarray, m: int, hashes, segments, q: Question) -> AnswerTally:
+    return _tally_answers(distinct, m, q, hashes(q.channels, q.seed), segments(q.start, q.stop).answers)
+
+
 def channel_tally(data: Dataset, q: Question) -> AnswerTally:
     """The tally of ``data``'s answers to channel question ``q`` (cached per data set for the last 16 questions).
 
     A channel answer depends on the plan's public seed (part of ``q``): the runs of one plan reuse it.
+    The distinct values' channel hashes, which every channel question of a plan shares (MCM's blocks,
+    SFP's fragments), are computed once per ``(channels, seed)`` (the last 4 kept), and their bit
+    segments come from :func:`segment_tally` (kept across runs).
     """
     fn = _CHANNEL_TALLIES.get(data)
-    if fn is None:  # as segment_tally: the partial holds the distinct values, not the data set
-        fn = lru_cache(maxsize=16)(partial(_tally_answers, data.distinct, data.m))
+    if fn is None:  # as segment_tally: the partials hold the distinct values, not the data set
+        hashes = lru_cache(maxsize=4)(partial(_channel_hashes, data.distinct, data.m))
+        segment_tally(data, 0, data.m)  # makes the data set's segment tallies
+        fn = lru_cache(maxsize=16)(partial(_channel_tally, data.distinct, data.m, hashes, _SEGMENT_TALLIES[data]))
         _CHANNEL_TALLIES[data] = fn
     return fn(q)
 
@@ -157,12 +176,19 @@ def prepare(data, m: int | None = None) -> Dataset:
     return _dataset_of(_Content(as_values(data, m, name="values"), m))
 
 
-@njit(cache=True)
-def _count_groups(labels, uidx, G, D):  # pragma: no cover - compiled
-    out = np.zeros((G, D), dtype=np.int64)
-    for i in range(labels.shape[0]):
-        out[labels[i], uidx[i]] += 1
-    return out
+# The last dense group_counts table a caller passed (ldp.attacks keeps one per plan for all its runs) and its
+# sparse rows, so that its runs convert it once: (weak reference to the table, its GroupCounts).
+_LAST_DENSE: list = [None, None]
+
+
+def _sparse_rows(table: np.ndarray) -> GroupCounts:
+    """:meth:`GroupCounts.from_dense` of ``table``, reused while the caller passes the same (unchanged) array."""
+    ref, rows = _LAST_DENSE
+    if ref is None or ref() is not table or table.flags.writeable:
+        rows = GroupCounts.from_dense(table)
+        if not table.flags.writeable:  # read-only: it cannot change under the cached rows
+            _LAST_DENSE[:] = [weakref.ref(table), rows]
+    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -186,30 +212,37 @@ class CountSupport(SupportSource):
         Users whose reports are crafted (:mod:`ldp.engines.crafted`): they count
         among the group sizes, not in the honest tally, and their supports are
         added as that module states.
-    group_counts : numpy.ndarray, optional
+    group_counts : numpy.ndarray or GroupCounts, optional
         How many users of each group hold each of ``data``'s distinct values,
-        shape ``(groups, distinct values)``, counting every user of ``labels``
-        (crafted ones too), when the caller keeps it for several runs of one
-        plan; counted from ``labels`` when omitted.
+        shape ``(groups, distinct values)`` (or those counts as
+        :class:`~ldp.engines.groupcounts.GroupCounts`), counting every user of
+        ``labels`` (crafted ones too), when the caller keeps it for several
+        runs of one plan; counted from ``labels`` when omitted.
     """
 
     engine = "counts"
 
     def __init__(self, data: Dataset, labels: np.ndarray, plan: Plan, *, rng_draw: np.random.Generator,
                  rng_keys: np.random.Generator, crafted: CraftedUsers | None = None,
-                 group_counts: np.ndarray | None = None):
+                 group_counts: np.ndarray | GroupCounts | None = None):
         G = plan.n_groups
         if group_counts is None:
-            group_counts = self.group_counts(data, labels, G)
+            rows = GroupCounts.count(data, labels, G)
+        elif isinstance(group_counts, GroupCounts):
+            if (group_counts.n_groups, group_counts.n_distinct) != (G, data.n_distinct):
+                raise ValueError(f"group_counts must count (groups, distinct values) = {(G, data.n_distinct)}, "
+                                 f"got {(group_counts.n_groups, group_counts.n_distinct)}")
+            rows = group_counts
         elif group_counts.shape != (G, data.n_distinct):
             raise ValueError(f"group_counts must have shape (groups, distinct values) = {(G, data.n_distinct)}, "
                              f"got {group_counts.shape}")
-        sizes = group_counts.sum(axis=1)
-        super().__init__(plan, sizes, rng=rng_keys)
+        else:
+            rows = _sparse_rows(group_counts)
+        super().__init__(plan, rows.sizes(), rng=rng_keys)
         self.data = data
         self.draw = rng_draw
-        #: true counts of each distinct value in each group among the honest users, shape ``(groups, distinct values)``
-        self.gcounts = group_counts
+        #: true counts of each distinct value in each group among the honest users (sparse rows; dense: gcounts)
+        self.counts = rows
         self.crafted = crafted
         #: crafted users per group (all 0 without ``crafted``)
         self.crafted_sizes = np.zeros(G, dtype=np.int64)
@@ -218,9 +251,10 @@ class CountSupport(SupportSource):
             if crafted.users[-1] >= labels.shape[0]:
                 raise ValueError(f"crafted users must be plan indices below n = {labels.shape[0]}")
             cl = labels[crafted.users]
+            cu = data.user_index[crafted.users]
             self.crafted_sizes = np.bincount(cl, minlength=G).astype(np.int64)
-            self.gcounts = self.gcounts - _count_groups(cl, data.user_index[crafted.users], G, data.n_distinct)
-            self._honest_total = self.gcounts.sum(axis=0)
+            self.counts = self.counts.without(cl, cu)
+            self._honest_total = data.distinct_counts - np.bincount(cu, minlength=data.n_distinct)
         # Per-run state, keyed by the plan's questions (so bounded by the plan): the selections
         # pair() needs and their split over the groups.
         self._memory: dict = {}
@@ -230,16 +264,24 @@ class CountSupport(SupportSource):
     # -- true counts -------------------------------------------------------
     @staticmethod
     def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> np.ndarray:
-        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``."""
-        return _count_groups(labels, data.user_index, n_groups, data.n_distinct)
+        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``.
 
-    def _row(self, groups) -> np.ndarray:
-        groups = tuple(groups)
-        if len(groups) == self.plan.n_groups:
-            return self.data.distinct_counts if self._honest_total is None else self._honest_total
-        if len(groups) == 1:
-            return self.gcounts[groups[0]]
-        return self.gcounts[list(groups)].sum(axis=0)
+        Read-only: runs given the same table (``group_counts=``) convert it to sparse rows once.
+        """
+        dense = GroupCounts.count(data, labels, n_groups).dense()
+        dense.flags.writeable = False
+        return dense
+
+    @property
+    def gcounts(self) -> np.ndarray:
+        """True counts of each distinct value in each group among the honest users, ``(groups, distinct values)``.
+
+        Made dense from :attr:`counts` on first use (the engine itself reads the sparse rows).
+        """
+        dense = self.__dict__.get("_gcounts")
+        if dense is None:
+            dense = self.__dict__["_gcounts"] = self.counts.dense()
+        return dense
 
     def _tally(self, q: Question) -> AnswerTally:
         return channel_tally(self.data, q) if q.channels else segment_tally(self.data, q.start, q.stop)
@@ -247,17 +289,12 @@ class CountSupport(SupportSource):
     def answer_counts(self, groups, q: Question):
         """Distinct answers held by the users of ``groups`` and how many hold each."""
         t = self._tally(q)
-        row = self._row(groups)
-        if t.unique is None:  # dense channel answers
-            cnt = np.rint(np.bincount(t.inverse, weights=row, minlength=q.domain_size)).astype(np.int64)
-            nz = np.flatnonzero(cnt)
-            return nz.astype(np.uint64), cnt[nz]
-        if t.starts is not None:
-            cnt = np.add.reduceat(row, t.starts)
-        else:
-            cnt = np.rint(np.bincount(t.inverse, weights=row, minlength=len(t.unique))).astype(np.int64)
-        ok = cnt > 0
-        return t.unique[ok], cnt[ok]
+        groups = tuple(groups)
+        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
+            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
+            return _held_answers(t, q, np.arange(row.shape[0]), row, ordered=t.starts is not None)
+        idx, cnt = self.counts.rows(groups)  # a part of the users: their groups' sparse rows
+        return _held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
 
     def _candidate_counts(self, groups, q, cands):
         ans, cnt = self.answer_counts(groups, q)
@@ -369,16 +406,9 @@ class CountSupport(SupportSource):
         nz_blk = nz_idx // bsize
         N0 = bsize - np.bincount(nz_blk, minlength=nb)
         got, zval = iid_binomial_top(N0, n_zero, o.q, K, rng=self.draw, min_support=min_support, extra=extra)
-        z_idx = np.empty(zval.shape[0], dtype=np.int64)
-        pos = 0
-        blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))
-        for b in np.flatnonzero(got):
-            g = int(got[b])
-            ordinal = self.draw.choice(int(N0[b]), g, replace=False)
-            z = nz_idx[blk_start[b]:blk_start[b + 1]] - b * bsize
-            shift = z - np.arange(z.shape[0])
-            z_idx[pos:pos + g] = b * bsize + ordinal + np.searchsorted(shift, ordinal, side="right")
-            pos += g
+        drawn = np.flatnonzero(got)  # which of its block's unheld candidates each drawn support belongs to
+        ordinals = [self.draw.choice(n0, g, replace=False) for n0, g in zip(N0[drawn].tolist(), got[drawn].tolist())]
+        z_idx = _unheld_positions(nz_idx, bsize, nb, drawn, got[drawn], ordinals)
         all_idx = np.concatenate([nz_idx, z_idx])
         all_sup = np.concatenate([hold + non, zval]).astype(np.int64)
         keys = np.asarray(self.rng.random(all_idx.shape[0]))
@@ -489,10 +519,10 @@ class CountSupport(SupportSource):
         xA, xAbar, xF = self._lookup(qa, group, A)
         yB, yBbar, yF = self._lookup(qb, group, B)
         Ng = self.sizes[group] - self.crafted_sizes[group]  # honest users of the group
-        # joint counts in the group
-        row = self.gcounts[group]
-        ans_a = self._tally(qa).answers
-        ans_b = self._tally(qb).answers
+        # joint counts in the group: over the distinct values its honest users hold
+        held, row = self.counts.row(group)
+        ans_a = np.take(self._tally(qa).answers, held, axis=0)  # rows of words: take is the fast gather
+        ans_b = np.take(self._tally(qb).answers, held, axis=0)
         oa = np.argsort(A, kind="stable")
         ob = np.argsort(B, kind="stable")
         ia = match_sorted(A[oa], ans_a)
@@ -547,6 +577,58 @@ class CountSupport(SupportSource):
             if ka.size and kb.size:
                 out[np.ix_(ia[ka], ib[kb])] = np.asarray(joint)[np.ix_(ka, kb)]
         return out
+
+
+def _unheld_positions(nz_idx: np.ndarray, bsize: int, nb: int, blocks: np.ndarray, counts: np.ndarray,
+                      ordinals: list) -> np.ndarray:
+    """Positions in the candidate set of unheld candidates given by their ordinals within their blocks.
+
+    The set is ``nb`` blocks of ``bsize`` consecutive candidates; ``nz_idx``
+    (sorted) are the held ones.  ``ordinals[i]`` (``counts[i]`` of them) are
+    ordinals among the unheld candidates of block ``blocks[i]``: the
+    ``o``-th unheld candidate of block ``b`` is ``b * bsize + o`` plus the held
+    candidates of ``b`` at or below it.
+    """
+    if blocks.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    ordinal = np.concatenate(ordinals).astype(np.int64, copy=False)
+    blk = np.repeat(blocks, counts)
+    nz_blk = nz_idx // bsize
+    blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))
+    rank = np.arange(nz_idx.shape[0]) - blk_start[nz_blk]  # rank of each held candidate in its block
+    # unheld candidates before each held one (non-decreasing within a block, below bsize), made
+    # increasing across blocks by the block's offset: a held candidate is at or below ordinal o of
+    # its block when its key is at most the key of o
+    key = nz_blk * (bsize + 1) + (nz_idx - nz_blk * bsize - rank)
+    below = np.searchsorted(key, blk * (bsize + 1) + ordinal, side="right") - blk_start[blk]
+    return blk * bsize + ordinal + below
+
+
+def _held_answers(t: AnswerTally, q: Question, idx: np.ndarray, cnt: np.ndarray, *, ordered: bool):
+    """The answers to ``q`` (tallied in ``t``) of the distinct values ``idx`` held ``cnt`` times, summed.
+
+    Returns the answers held (``cnt > 0``) in the tally's order and how many
+    hold each: what :meth:`CountSupport.answer_counts` returns from a dense
+    row, computed from the row's nonzero entries.  ``ordered``: the answer
+    positions of ``idx`` already come sorted (one sorted row of a prefix question).
+    """
+    pos = t.inverse[idx]
+    size = q.domain_size if t.unique is None else t.unique.shape[0]
+    if pos.shape[0] == 0:
+        held, total = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    elif not ordered and size <= 8 * pos.shape[0]:  # few possible answers: a histogram of them
+        total = np.rint(np.bincount(pos, weights=cnt, minlength=size)).astype(np.int64)
+        held = np.flatnonzero(total)
+        total = total[held]
+    else:  # sums over the runs of equal answers, in answer order
+        if not ordered:
+            o = np.argsort(pos, kind="stable")
+            pos, cnt = pos[o], cnt[o]
+        heads = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
+        held, total = pos[heads], np.add.reduceat(cnt, heads)
+    ok = total > 0
+    held, total = held[ok], total[ok]
+    return (held.astype(np.uint64) if t.unique is None else np.take(t.unique, held, axis=0)), total
 
 
 def _same(a: float, b: float) -> bool:

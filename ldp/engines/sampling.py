@@ -10,6 +10,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 from scipy import stats
 
 __all__ = ["binomial_tail_table", "sum_tail_table", "iid_binomial_top"]
@@ -71,23 +72,88 @@ def sum_tail_table(n: int, q: float, f: int, rho: float):
     return lo, S, C
 
 
+@njit(cache=True)
+def _last_at_least(S, w):  # pragma: no cover - compiled
+    # largest t with S[t] >= w in the non-increasing S (-1 if none): numpy.searchsorted(-S, -w, side="right") - 1
+    lo, hi = 0, S.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if S[mid] >= w:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@njit(cache=True)
+def _last_at_most(C, w):  # pragma: no cover - compiled
+    # largest x with C[x] <= w in the non-decreasing C (-1 if none): numpy.searchsorted(C, w, side="right") - 1
+    lo, hi = 0, C.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if C[mid] <= w:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@njit(cache=True)
+def _band_from_uniforms(S, C, a, b, u):  # pragma: no cover - compiled
+    # the inverse-cdf step of _band_values, entry by entry, with the same float operations
+    out = np.empty(a.shape[0], dtype=np.int64)
+    for i in range(a.shape[0]):
+        aa, bb = a[i], b[i]
+        if S[aa] <= 0.5:  # upper tail: invert S
+            x = _last_at_least(S, S[bb] + u[i] * (S[aa] - S[bb]))
+        else:  # lower tail: invert C
+            x = _last_at_most(C, C[aa] + u[i] * (C[bb] - C[aa]))
+        out[i] = min(max(x, aa), bb - 1)
+    return out
+
+
 def _band_values(S, C, a, b, *, rng):
     """Draw one value of ``X`` conditioned on ``a <= X < b`` per entry (table indices)."""
     u = rng.random(a.shape[0])
-    upper = S[a] <= 0.5
-    out = np.empty(a.shape[0], dtype=np.int64)
-    if upper.any():
-        aa, bb, uu = a[upper], b[upper], u[upper]
-        w = S[bb] + uu * (S[aa] - S[bb])
-        x = np.searchsorted(-S, -w, side="right") - 1  # largest t with S[t] >= w
-        out[upper] = np.clip(x, aa, bb - 1)
-    low = ~upper
-    if low.any():
-        aa, bb, uu = a[low], b[low], u[low]
-        w = C[aa] + uu * (C[bb] - C[aa])
-        x = np.searchsorted(C, w, side="right") - 1  # C[x] <= w < C[x+1]
-        out[low] = np.clip(x, aa, bb - 1)
-    return out
+    return _band_from_uniforms(S, C, a, b, u)
+
+
+@njit(cache=True)
+def _next_bands(S, C, cur, R, got, K, need):  # pragma: no cover - compiled
+    # One step of iid_binomial_top: the blocks still drawing, the lower end ``new`` of the band
+    # [new, cur) each draws next, and the probability pi that one of its remaining members falls in it.
+    # need < 0: no threshold.
+    B = cur.shape[0]
+    active = np.empty(B, dtype=np.int64)
+    na = 0
+    for i in range(B):
+        want = K - got[i] > 0 or (need >= 0 and cur[i] > need)
+        if want and R[i] > 0 and cur[i] > 0:
+            active[na] = i
+            na += 1
+    active = active[:na]
+    new = np.empty(na, dtype=np.int64)
+    pi = np.empty(na, dtype=np.float64)
+    for j in range(na):
+        i = active[j]
+        d = float(max(K - got[i], 0))
+        r = float(R[i])
+        c = cur[i]
+        E = d + 4 * np.sqrt(d) + 4 if d > 0 else 0.0
+        target = S[c] + E * C[c] / r
+        x = 0 if target > 1.0 else _last_at_least(S, target)
+        x = min(max(x, 0), c - 1)
+        if need >= 0:
+            if c > need:
+                x = min(x, need)
+            if not d > 0:
+                x = min(c - 1, need)
+        new[j] = x
+        # P(new <= X < cur | X < cur)
+        num = S[x] - S[c] if S[x] <= 0.5 else C[c] - C[x]
+        p = num / max(C[c], 1e-300)
+        pi[j] = 1.0 if x == 0 else min(max(p, 0.0), 1.0)
+    return active, new, pi
 
 
 def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random.Generator,
@@ -132,31 +198,13 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random
     cur = np.full(B, top, dtype=np.int64)
     R = N0.copy()
     got = np.zeros(B, dtype=np.int64)
-    need = None if min_support is None else int(np.clip(min_support - lo, 0, top))
+    need = -1 if min_support is None else int(np.clip(min_support - lo, 0, top))
     vals, blks = [], []
     for _ in range(10_000):
-        deficit = np.maximum(K - got, 0)
-        want = deficit > 0
-        if need is not None:
-            want |= cur > need
-        active = np.flatnonzero(want & (R > 0) & (cur > 0))
+        active, new, pi = _next_bands(S, C, cur, R, got, int(K), need)
         if active.size == 0:
             break
-        d = deficit[active].astype(float)
-        r = R[active].astype(float)
         c = cur[active]
-        E = np.where(d > 0, d + 4 * np.sqrt(d) + 4, 0.0)
-        target = S[c] + E * C[c] / r
-        new = np.searchsorted(-S, -target, side="right") - 1
-        new = np.where(target > 1.0, 0, new)
-        new = np.minimum(np.maximum(new, 0), c - 1)
-        if need is not None:
-            new = np.where(c > need, np.minimum(new, need), new)
-            new = np.where(d > 0, new, np.minimum(c - 1, need))
-        # P(new <= X < cur | X < cur)
-        upper = S[new] <= 0.5
-        num = np.where(upper, S[new] - S[c], C[c] - C[new])
-        pi = np.where(new == 0, 1.0, np.clip(num / np.maximum(C[c], 1e-300), 0.0, 1.0))
         M = rng.binomial(R[active], pi)
         if M.sum():
             a = np.repeat(new, M)

@@ -1,6 +1,7 @@
 """The Segment Pairs Method (SPM, RAPPOR's unknown-dictionary method), paper section 3.2 with 6.1's improvements."""
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -22,6 +23,12 @@ def spm_queries(bounds, k: int) -> int:
     total = sum(ks)
     pairs = (total * total - sum(x * x for x in ks)) // 2  # sum over pairs i < j of ks[i] ks[j], exactly
     return seg + pairs
+
+
+@lru_cache(maxsize=4096)
+def _segment_queries(m: int, g: int, k: int) -> int:
+    """:func:`spm_queries` of ``g`` segments of ``m`` bits (memoised: every SPM made tries each ``g``)."""
+    return spm_queries(split_bits(m, g), k)
 
 
 @njit(cache=True)
@@ -137,7 +144,7 @@ class SPM(TwoPhaseProtocol):
         super().__init__(epsilon, k, m, query_limit=query_limit, threshold=threshold, final_fraction=final_fraction)
         if self.m < 2:
             raise ValueError(f"SPM needs at least 2 segments, so m must be >= 2 bits, got {self.m}")
-        g = fit_query_limit(self, "segments", segments, 2, self.m, lambda g: spm_queries(split_bits(self.m, g), self.k),
+        g = fit_query_limit(self, "segments", segments, 2, self.m, lambda g: _segment_queries(self.m, g, self.k),
                             prefer=min, about=f", k = {self.k}")
         self.segments = g
         self.bounds = split_bits(self.m, g)
