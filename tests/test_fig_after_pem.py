@@ -86,8 +86,9 @@ def test_claims(tmp_path):
 
 
 def test_each_series_is_drawn_with_its_look_lines_under_bars():
-    """Every line, error bar and legend entry in its series' colour, line style, marker and fill (one layer per
-    series, not the protocol mapped to four properties); in each panel the lines, then the bars, in legend order."""
+    """Every line and legend entry in its series' colour, line style, marker and fill (a layer per series, not the
+    protocol mapped to four properties), every error bar in its colour; in each panel the lines under the bars,
+    in the legend's order."""
     from matplotlib.colors import to_rgba
     from matplotlib.lines import _get_dash_pattern  # seaborn draws every line style as a dash pattern
 
@@ -110,7 +111,9 @@ def test_each_series_is_drawn_with_its_look_lines_under_bars():
             assert line_look(line) == (_get_dash_pattern(look["linestyle"]), look["marker"], to_rgba(look["fillcolor"]))
             assert to_rgba(line.get_color()) == to_rgba(look["color"])
         bars = [c for c in ax.collections if len(c.get_segments())]
-        assert [to_rgba(c.get_color()[0]) for c in bars] == [to_rgba(looks[p]["color"]) for p in drawn]
+        colours = [to_rgba(c) for coll in bars for c in np.broadcast_to(coll.get_colors(),
+                                                                       (len(coll.get_segments()), 4))]
+        assert colours == [to_rgba(looks[p]["color"]) for p in drawn for _ in LEVELS["epsilon"]]  # a bar per point
         assert all(c.get_zorder() >= max(line.get_zorder() for line in ax.lines) for c in bars)
         assert max(ax.get_children().index(line) for line in ax.lines) < min(ax.get_children().index(c) for c in bars)
     legend = fig.legends[0]

@@ -65,9 +65,10 @@ def frame(summary: pd.DataFrame, *, x: str) -> pd.DataFrame:
 def draw(data: pd.DataFrame, *, x: str, xlabel: str, missing: Mapping[str, str] | None = None):
     """F1 against ``x``: a row per family, a column per data set; mean ± 2 SE.
 
-    Each series is a layer of its own with its line, marker, fill and colour fixed (:func:`series_looks`): all
-    the lines, then all the error bars, in the legend's order.  (Mapping the protocol to those four properties
-    instead would make seaborn look up every combination of their levels, 9⁴ per panel, to split the rows.)
+    Each series' line is a layer of its own with its line style, marker, fill and colour fixed
+    (:func:`series_looks`), in the legend's order; then one layer of error bars maps the protocol to the colour
+    alone.  (Mapping the protocol to all four properties would make seaborn look up every combination of their
+    levels, 9⁴ per panel, to split the rows.)
     ``missing`` maps a data set without results to the reason, written in its panels.
     """
     titles = {(fam, ds): f"({'abcdef'[3 * i + j]}) {title}, {fam}" for i, fam in enumerate(FAMILIES)
@@ -79,9 +80,9 @@ def draw(data: pd.DataFrame, *, x: str, xlabel: str, missing: Mapping[str, str] 
     plot = so.Plot(d, x=x, y="mean").facet(col="title", wrap=3, order=list(titles.values()))
     for s, look in looks.items():  # the lines, each in the legend
         plot = plot.add(so.Line(linewidth=1.2, pointsize=4.5, **look), data=series[s], label=s)
-    for s, look in looks.items():  # then their error bars, solid, in the series' colour
-        plot = plot.add(so.Range(color=look["color"]), data=series[s], ymin="lo", ymax="hi")
-    plot = plot.limit(y=(-0.03, 1.03)).label(x=xlabel, y="F1", title=str)
+    colors = so.Nominal({s: look["color"] for s, look in looks.items()}, order=list(looks))
+    plot = (plot.add(so.Range(), color="protocol", ymin="lo", ymax="hi", legend=False)  # then their error bars
+            .scale(color=colors).limit(y=(-0.03, 1.03)).label(x=xlabel, y="F1", title=str))
     fig, missing = render(plot, height=5.6, ncol=2), missing or {}  # two columns: TreeHist under PEM, SFP
     for ax, (_, ds) in zip(fig.axes, titles):  # the panels, in the facets' order
         if ds in missing:
