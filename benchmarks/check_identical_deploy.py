@@ -20,6 +20,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+from identity import record_or_compare
 
 from ldp import datasets
 from ldp.book.chapters.c08_after_pem import compute
@@ -55,34 +56,12 @@ def results() -> dict:
     return out
 
 
-def same(a, b) -> bool:
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a.view(np.uint8) if a.dtype.kind == "f"
-                                                                            else a, b.view(np.uint8)
-                                                                            if b.dtype.kind == "f" else b)
-    return a == b
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--record")
     ap.add_argument("--compare")
     args = ap.parse_args(argv)
-    if args.record:
-        with open(args.record, "wb") as f:
-            pickle.dump(results(), f)
-    if args.compare:
-        with open(args.compare, "rb") as f:
-            ref = pickle.load(f)
-        now = results()
-        bad = [k for k in ref if k not in now or not same(ref[k], now[k])]
-        print(f"{len(ref)} runs compared, {len(bad)} differ" + "".join(f"\n  {k}" for k in bad))
-        return 1 if bad or ref.keys() != now.keys() else 0
-    return 0
+    return record_or_compare(results, record=args.record, compare=args.compare, unit="runs")
 
 
 if __name__ == "__main__":

@@ -17,10 +17,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import pickle
 import time
 
 import numpy as np
+from identity import record_or_compare
 
 from ldp.oracles.hashed_kernels import MODE_CMS, MODE_HR, hashed_support
 
@@ -71,17 +71,9 @@ def main(argv=None) -> int:
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args(argv)
-    if args.record:
-        with open(args.record, "wb") as f:
-            pickle.dump(supports(), f)
-    if args.compare:
-        with open(args.compare, "rb") as f:
-            ref = pickle.load(f)
-        now = supports()
-        bad = [k for k in ref if not (now[k].dtype == ref[k].dtype and np.array_equal(now[k], ref[k]))]
-        print(f"{len(ref)} calls compared, {len(bad)} differ" + "".join(f"\n  {k}" for k in bad[:20]))
-        if bad or set(ref) != set(now):
-            return 1
+    code = record_or_compare(supports, record=args.record, compare=args.compare, unit="calls")
+    if code:
+        return code
     if args.time:
         timing(args.reps)
     return 0
