@@ -83,3 +83,41 @@ def test_claims(tmp_path):
     assert row["verdict"] != "reproduced" and "1 reversed); worst at URL, F1, k = 1" in row["measured"]
     assert decide("ours-pem-beats-successors-eps", store)["verdict"] == "reproduced"
     assert decide("ours-successors-f1-08", store)["verdict"] == "not reproduced"
+
+
+def test_each_series_is_drawn_with_its_look_lines_under_bars():
+    """Every line and legend entry in its series' colour, line style, marker and fill (a layer per series, not the
+    protocol mapped to four properties), every error bar in its colour; in each panel the lines under the bars,
+    in the legend's order."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import _get_dash_pattern  # seaborn draws every line style as a dash pattern
+
+    looks = F.series_looks()
+    assert list(looks) == ["PEM", *F.SUCCESSORS]
+    assert len({(v["linestyle"], v["marker"], v["fillcolor"], v["color"]) for v in looks.values()}) == len(looks)
+    score = {p: 0.05 + 0.08 * i for i, p in enumerate(METHODS)}  # each series its own height
+    s = summary("epsilon", lambda p, ds, v: score[p])
+    fig = F.draw(F.frame(s, x="epsilon"), x="epsilon", xlabel="eps")
+    of_height = {round(v, 6): p for p, v in score.items()}
+
+    def line_look(line):
+        return line._unscaled_dash_pattern, line.get_marker(), to_rgba(line.get_markerfacecolor())
+
+    for ax, family in zip(fig.axes, ["TreeHist"] * 3 + ["SFP"] * 3):
+        drawn = [of_height[round(float(line.get_ydata()[0]), 6)] for line in ax.lines]
+        assert drawn == ["PEM", *F.FAMILIES[family]]  # the legend's order
+        for line, p in zip(ax.lines, drawn):
+            look = looks[p]
+            assert line_look(line) == (_get_dash_pattern(look["linestyle"]), look["marker"], to_rgba(look["fillcolor"]))
+            assert to_rgba(line.get_color()) == to_rgba(look["color"])
+        bars = [c for c in ax.collections if len(c.get_segments())]
+        colours = [to_rgba(c) for coll in bars for c in np.broadcast_to(coll.get_colors(),
+                                                                       (len(coll.get_segments()), 4))]
+        assert colours == [to_rgba(looks[p]["color"]) for p in drawn for _ in LEVELS["epsilon"]]  # a bar per point
+        assert all(c.get_zorder() >= max(line.get_zorder() for line in ax.lines) for c in bars)
+        assert max(ax.get_children().index(line) for line in ax.lines) < min(ax.get_children().index(c) for c in bars)
+    legend = fig.legends[0]
+    for handle, text in zip(legend.legend_handles, legend.get_texts()):
+        look = looks[text.get_text()]
+        assert line_look(handle) == (_get_dash_pattern(look["linestyle"]), look["marker"], to_rgba(look["fillcolor"]))
+        assert to_rgba(handle.get_color()) == to_rgba(look["color"])

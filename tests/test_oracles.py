@@ -666,7 +666,8 @@ def reference_support_hashed(o, reports, cands):
 @pytest.mark.parametrize("m", [20, 64, 96, 160])
 @pytest.mark.parametrize("make", [lambda m: HR(3.0, m=m), lambda m: HR(1.0, m=m, blocks=1, block_size=4),
                                   lambda m: HR(6.0, m=m, blocks=256, block_size=2),
-                                  lambda m: CMS(3.0, m=m, width=100)], ids=["HR", "HR-1x4", "HR-256x2", "CMS"])
+                                  lambda m: CMS(3.0, m=m, width=100), lambda m: CMS(2.0, m=m, width=1024)],
+                         ids=["HR", "HR-1x4", "HR-256x2", "CMS", "CMS-1024"])  # CMS: packed bits read in place
 def test_hashed_kernel_matches_reference(make, m):
     o = make(m)
     rng = np.random.default_rng(50 + m)

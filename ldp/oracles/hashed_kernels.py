@@ -54,6 +54,16 @@ def _hr_ok(u, yb, yt, bm1, sh, lowmask):
     return ((u >> sh) == yb) & ((v & np.uint64(1)) == np.uint64(0))
 
 
+@njit(inline="always", cache=True)
+def _bit(flat, base, h):
+    """CMS: bit ``h`` of the packed report starting at byte ``base`` of ``flat`` (:func:`numpy.packbits` order).
+
+    Read in place: a block's packed reports (``_BLOCK * w / 8`` bytes) stay in the L2 cache while every tile of
+    candidates reads them, where the same bits unpacked to one byte each would not.
+    """
+    return (flat[base + (h >> np.uint64(3))] >> (np.uint64(7) - (h & np.uint64(7)))) & np.uint8(1)
+
+
 # Deliberate numba specialisation: _part's 4-candidate tile and _support's parallel driver have
 # the shape of kernels._part_cg and kernels._support (OLH's), compiled separately because the
 # per-pair test differs (HR's symbol test or CMS's bit lookup against OLH's one compare) and
@@ -73,11 +83,11 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
     tmask = np.uint64(b - 1) if b > 1 else np.uint64(0)
     sh = np.uint64(32 - beta)
     lowmask = np.uint64((1 << (32 - beta)) - 1)
-    d = np.int64(d)
     X = np.zeros((C, 4), dtype=np.uint64)
     YB = np.empty(_BLOCK, dtype=np.uint64)
     YT = np.empty(_BLOCK, dtype=np.uint64)
-    U = np.empty(_BLOCK * d if mode == MODE_CMS else 1, dtype=np.uint8)  # a block's bits, unpacked
+    width = np.uint64(bits.shape[1])  # bytes per CMS report
+    flat = bits.ravel()  # the reports' packed bits, row after row
     for start in range(r_lo, r_hi, _BLOCK):
         stop = min(r_hi, start + _BLOCK)
         nb = stop - start
@@ -86,12 +96,6 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
                 y = np.uint64(ys[start + k])
                 YB[k] = y >> lb
                 YT[k] = y & tmask
-        else:
-            for k in range(nb):
-                row = bits[start + k]
-                base = k * d
-                for h in range(d):
-                    U[base + h] = (row[h >> 3] >> (7 - (h & 7))) & 1
         for k in range(nb):
             s = seeds[start + k] + gamma
             B0[k] = mix64(s)
@@ -137,11 +141,11 @@ def _part(seeds, ys, bits, cands, d, mode, b, log2b, beta, r_lo, r_hi, out):
                     c3 += _hr_ok(acc[3, k] >> s32, yb, yt, bm1, sh, lowmask)
             else:
                 for k in range(nb):
-                    base = np.uint64(k) * dd
-                    c0 += U[base + (((acc[0, k] >> s32) * dd) >> s32)]
-                    c1 += U[base + (((acc[1, k] >> s32) * dd) >> s32)]
-                    c2 += U[base + (((acc[2, k] >> s32) * dd) >> s32)]
-                    c3 += U[base + (((acc[3, k] >> s32) * dd) >> s32)]
+                    base = np.uint64(start + k) * width
+                    c0 += _bit(flat, base, ((acc[0, k] >> s32) * dd) >> s32)
+                    c1 += _bit(flat, base, ((acc[1, k] >> s32) * dd) >> s32)
+                    c2 += _bit(flat, base, ((acc[2, k] >> s32) * dd) >> s32)
+                    c3 += _bit(flat, base, ((acc[3, k] >> s32) * dd) >> s32)
             out[ci] += c0
             if w > 1:
                 out[ci + 1] += c1

@@ -94,7 +94,8 @@ def _fit_legends(fig: Any, width: float) -> list[tuple[int, Legend]]:
     fit (:data:`~.style.FIGURE_LEGEND`'s place and look, the title and label colours kept); the legends it took
     out, with their places in ``fig.legends``, to put back.
 
-    (A legend packs its entries when it is made, so fewer columns need a new legend.)
+    (A legend packs its entries when it is made, so fewer columns need a new legend.  Its width is its entries'
+    and needs no drawing of the figure: a legend placed by an anchor, as these are, takes no part in the layout.)
     """
     swapped = []
     for i, leg in enumerate(list(fig.legends)):
@@ -109,7 +110,6 @@ def _fit_legends(fig: Any, width: float) -> list[tuple[int, Legend]]:
             for t, old in zip(new.get_texts(), texts):
                 t.set_color(old.get_color())
             fig.legends[i] = new
-            fig.canvas.draw()
             if _fits(new, width):
                 break
         swapped.append((i, leg))
@@ -136,7 +136,7 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
         raise ValueError(f"width must be > 0 inches, got {width!r}")
     undo: list = []
     size = fig.get_size_inches().copy()
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     groups = _panels(fig)
     specs = {id(ax): (ax, ax.get_subplotspec()) for group in groups for ax in group}
     swapped: list[tuple[int, Legend]] = []
@@ -156,13 +156,13 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
             t.set_wrap(True)
         height = sum(heights) + float(size[1])  # a first guess; the layout below sets the rest
         fig.set_size_inches(width, height)
-        fig.canvas.draw()
+        fig.draw_without_rendering()
         swapped = _fit_legends(fig, width)
         for _ in range(3):  # the room that is not plotting area (titles, ticks, legends) stays the same
             drawn = sum(g[0].get_position().height for g in groups) * height
             height = round(max(height - drawn, 0.0) + sum(heights), 2)  # rounded: the same file every time
             fig.set_size_inches(width, height)
-            fig.canvas.draw()
+            fig.draw_without_rendering()
         yield fig
     finally:
         for action in reversed(undo):

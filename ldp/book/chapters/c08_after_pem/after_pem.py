@@ -23,7 +23,8 @@ from ...claims.measures import aol_note, eval_points, pem_vs_best_other, require
 from ...plotting import METHOD_STYLE, interval, render
 from .compute import series_pairs
 
-__all__ = ["NAMES", "ENGINES", "TITLES", "PANELS", "FAMILIES", "SUCCESSORS", "frame", "draw", "CLAIMS"]
+__all__ = ["NAMES", "ENGINES", "TITLES", "PANELS", "FAMILIES", "SUCCESSORS", "frame", "draw", "series_looks",
+           "CLAIMS"]
 
 #: figure name by the varied parameter
 NAMES = {"epsilon": "fig-after-vary-eps", "k": "fig-after-vary-k"}
@@ -64,29 +65,42 @@ def frame(summary: pd.DataFrame, *, x: str) -> pd.DataFrame:
 def draw(data: pd.DataFrame, *, x: str, xlabel: str, missing: Mapping[str, str] | None = None):
     """F1 against ``x``: a row per family, a column per data set; mean ± 2 SE.
 
+    Each series' line is a layer of its own with its line style, marker, fill and colour fixed
+    (:func:`series_looks`), in the legend's order; then one layer of error bars maps the protocol to the colour
+    alone.  (Mapping the protocol to all four properties would make seaborn look up every combination of their
+    levels, 9⁴ per panel, to split the rows.)
     ``missing`` maps a data set without results to the reason, written in its panels.
     """
     titles = {(fam, ds): f"({'abcdef'[3 * i + j]}) {title}, {fam}" for i, fam in enumerate(FAMILIES)
               for j, (ds, title) in enumerate(PANELS.items())}
     d = interval(data, "mean", "std", scale=2, runs="runs")  # ± 2 SE
     d["title"] = list(map(titles.get, zip(data["row"], data["dataset"])))
-    specs = {"PEM": ("-", METHOD_STYLE["PEM"]["marker"], None)} | dict(zip(SUCCESSORS, _LOOK * len(FAMILIES)))
-    look = {s: (ls, mk, fill or METHOD_STYLE[s.split()[0]]["color"], METHOD_STYLE[s.split()[0]]["color"])
-            for s, (ls, mk, fill) in specs.items()}  # line, marker, fill, colour: the family's colour
-    scales = {prop: so.Nominal({s: v[i] for s, v in look.items()}, order=list(look))
-              for i, prop in enumerate(("linestyle", "marker", "fillcolor", "color"))}
-    plot = (so.Plot(d, x=x, y="mean", color="protocol", marker="protocol", linestyle="protocol",
-                    fillcolor="protocol")
-            .facet(col="title", wrap=3, order=list(titles.values()))
-            .add(so.Line(linewidth=1.2, pointsize=4.5)).add(so.Range(), ymin="lo", ymax="hi", linestyle=None)
-            .scale(**scales).limit(y=(-0.03, 1.03))
-            .label(x=xlabel, y="F1", title=str, color="", marker="", linestyle="", fillcolor=""))
+    looks = series_looks()
+    series = {s: d[d["protocol"] == s] for s in looks}
+    plot = so.Plot(d, x=x, y="mean").facet(col="title", wrap=3, order=list(titles.values()))
+    for s, look in looks.items():  # the lines, each in the legend
+        plot = plot.add(so.Line(linewidth=1.2, pointsize=4.5, **look), data=series[s], label=s)
+    colors = so.Nominal({s: look["color"] for s, look in looks.items()}, order=list(looks))
+    plot = (plot.add(so.Range(), color="protocol", ymin="lo", ymax="hi", legend=False)  # then their error bars
+            .scale(color=colors).limit(y=(-0.03, 1.03)).label(x=xlabel, y="F1", title=str))
     fig, missing = render(plot, height=5.6, ncol=2), missing or {}  # two columns: TreeHist under PEM, SFP
     for ax, (_, ds) in zip(fig.axes, titles):  # the panels, in the facets' order
         if ds in missing:
             ax.text(0.5, 0.5, f"No {ds} results:\n{missing[ds]}\n(see data/README.md)", ha="center", va="center",
                     transform=ax.transAxes, wrap=True)
     return fig
+
+
+def series_looks() -> dict[str, dict[str, str]]:
+    """Each series of the figures, in the legend's order (PEM, then each family's row), with its ``linestyle``,
+    ``marker``, ``fillcolor`` and ``color`` (the family's): published settings dashed or dotted with open
+    markers, tuned ones solid or dash-dotted with filled markers."""
+    specs = {"PEM": ("-", METHOD_STYLE["PEM"]["marker"], None)} | dict(zip(SUCCESSORS, _LOOK * len(FAMILIES)))
+    out = {}
+    for s, (linestyle, marker, fill) in specs.items():
+        color = METHOD_STYLE[s.split()[0]]["color"]
+        out[s] = {"linestyle": linestyle, "marker": marker, "fillcolor": fill or color, "color": color}
+    return out
 
 
 # --------------------------------------------------------------------------- claims: section 7 and ours
