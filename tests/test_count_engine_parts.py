@@ -11,9 +11,10 @@ import pytest
 import ldp
 from ldp.core import Question
 from ldp.engines import binomial_tail_table, iid_binomial_top, sum_tail_table
-from ldp.engines.counts import _held_answers, _unheld_positions, channel_tally, segment_tally
+from ldp.engines.counts import unheld_positions
 from ldp.engines.groupcounts import GroupCounts, users_by_value
-from ldp.engines.sampling import _band_values
+from ldp.engines.sampling import band_values
+from ldp.engines.tallies import channel_tally, held_answers, segment_tally
 
 
 def _dense(data, labels, G):
@@ -104,11 +105,15 @@ def test_held_answers_equal_the_dense_sums(wide):
         t = channel_tally(data, q) if q.channels else segment_tally(data, q.start, q.stop)
         for groups in ((0,), (2,), (1, 3, 4), tuple(range(G - 1))):
             idx, cnt = rows.rows(groups)
-            got = _held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
+            got = held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
             want = _dense_answers(t, q, dense[list(groups)].sum(axis=0))
             assert got[0].dtype == want[0].dtype and got[1].dtype == want[1].dtype
             np.testing.assert_array_equal(got[0], want[0])
             np.testing.assert_array_equal(got[1], want[1])
+
+
+def _tally_of(data, q):
+    return channel_tally(data, q) if q.channels else segment_tally(data, q.start, q.stop)
 
 
 def test_count_support_answer_counts_equal_the_dense_sums(data):
@@ -117,12 +122,12 @@ def test_count_support_answer_counts_equal_the_dense_sums(data):
     for g, qs in enumerate(src.plan.questions):
         q = qs[0]
         got = src.answer_counts((g,), q)
-        want = _dense_answers(src._tally(q), q, src.gcounts[g])
+        want = _dense_answers(_tally_of(data, q), q, src.gcounts[g])
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
     whole = src.plan.questions[0][-1]  # asked by every group: the data set's own counts
     got = src.answer_counts(range(src.plan.n_groups), whole)
-    want = _dense_answers(src._tally(whole), whole, data.distinct_counts)
+    want = _dense_answers(_tally_of(data, whole), whole, data.distinct_counts)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
 
@@ -148,7 +153,7 @@ def test_unheld_positions_equal_the_per_block_loop(bsize, nb, held):
         got = np.minimum(g.integers(0, 4, nb), N0)
         drawn = np.flatnonzero(got)
         ordinals = [g.choice(int(N0[b]), int(got[b]), replace=False) for b in drawn]
-        pos = _unheld_positions(nz_idx, bsize, nb, drawn, got[drawn], ordinals)
+        pos = unheld_positions(nz_idx, bsize, nb, drawn, got[drawn], ordinals)
         np.testing.assert_array_equal(pos, _unheld_loop(nz_idx, bsize, nb, drawn, got[drawn], ordinals))
         assert not np.isin(pos, nz_idx).any() and np.unique(pos).shape[0] == pos.shape[0]
 
@@ -231,7 +236,7 @@ def test_compiled_band_values_equal_the_numpy_formulas():
     g = np.random.default_rng(0)
     b = g.integers(1, S.shape[0], 5000)
     a = np.maximum(b - g.integers(1, 400, b.shape[0]), 0)
-    x = _band_values(S, C, a, b, rng=np.random.default_rng(1))
+    x = band_values(S, C, a, b, rng=np.random.default_rng(1))
     np.testing.assert_array_equal(x, _band_values_numpy(S, C, a, b, rng=np.random.default_rng(1)))
     assert np.all((a <= x) & (x < b))
 

@@ -90,7 +90,7 @@ def test_each_series_is_drawn_with_its_look_lines_under_bars():
     protocol mapped to four properties), every error bar in its colour; in each panel the lines under the bars,
     in the legend's order."""
     from matplotlib.colors import to_rgba
-    from matplotlib.lines import _get_dash_pattern  # seaborn draws every line style as a dash pattern
+    from matplotlib.lines import Line2D
 
     looks = F.series_looks()
     assert list(looks) == ["PEM", *F.SUCCESSORS]
@@ -100,16 +100,12 @@ def test_each_series_is_drawn_with_its_look_lines_under_bars():
     fig = F.draw(F.frame(s, x="epsilon"), x="epsilon", xlabel="eps")
     of_height = {round(v, 6): p for p, v in score.items()}
 
-    def line_look(line):
-        return line._unscaled_dash_pattern, line.get_marker(), to_rgba(line.get_markerfacecolor())
-
+    # each drawn line and legend handle with its series, and beside it a reference line of that series' style
+    checked = []
     for ax, family in zip(fig.axes, ["TreeHist"] * 3 + ["SFP"] * 3):
         drawn = [of_height[round(float(line.get_ydata()[0]), 6)] for line in ax.lines]
         assert drawn == ["PEM", *F.FAMILIES[family]]  # the legend's order
-        for line, p in zip(ax.lines, drawn):
-            look = looks[p]
-            assert line_look(line) == (_get_dash_pattern(look["linestyle"]), look["marker"], to_rgba(look["fillcolor"]))
-            assert to_rgba(line.get_color()) == to_rgba(look["color"])
+        checked += zip(ax.lines, drawn)
         bars = [c for c in ax.collections if len(c.get_segments())]
         colours = [to_rgba(c) for coll in bars for c in np.broadcast_to(coll.get_colors(),
                                                                        (len(coll.get_segments()), 4))]
@@ -117,7 +113,31 @@ def test_each_series_is_drawn_with_its_look_lines_under_bars():
         assert all(c.get_zorder() >= max(line.get_zorder() for line in ax.lines) for c in bars)
         assert max(ax.get_children().index(line) for line in ax.lines) < min(ax.get_children().index(c) for c in bars)
     legend = fig.legends[0]
-    for handle, text in zip(legend.legend_handles, legend.get_texts()):
-        look = looks[text.get_text()]
-        assert line_look(handle) == (_get_dash_pattern(look["linestyle"]), look["marker"], to_rgba(look["fillcolor"]))
-        assert to_rgba(handle.get_color()) == to_rgba(look["color"])
+    checked += [(h, t.get_text()) for h, t in zip(legend.legend_handles, legend.get_texts())]
+    refs = [fig.add_artist(Line2D([0, 1], [0, 1], linestyle=looks[p]["linestyle"], linewidth=line.get_linewidth()))
+            for line, p in checked]
+    dashes = _svg_dashes(fig, [line for line, _ in checked] + refs)  # the dash patterns as drawn
+    for i, (line, p) in enumerate(checked):
+        look = looks[p]
+        assert dashes[i] == dashes[len(checked) + i], p
+        assert (line.get_marker(), to_rgba(line.get_markerfacecolor())) == (look["marker"], to_rgba(look["fillcolor"]))
+        assert to_rgba(line.get_color()) == to_rgba(look["color"])
+
+
+def _svg_dashes(fig, lines) -> list[str]:
+    """Each line's ``stroke-dasharray`` in ``fig``'s SVG ("" when solid): the dash pattern as drawn."""
+    import io
+    import re
+
+    for i, line in enumerate(lines):
+        line.set_gid(f"look-{i}")
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    svg = buf.getvalue()
+    out = []
+    for i in range(len(lines)):
+        group = re.search(rf'<g id="look-{i}">(.*?)</g>', svg, re.S)
+        assert group, f"line {i} not drawn"
+        dash = re.search(r"stroke-dasharray: ([^;\"]+)", group.group(1))
+        out.append(dash.group(1) if dash else "")
+    return out

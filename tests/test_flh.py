@@ -15,10 +15,10 @@ from scipy import stats
 import ldp
 from ldp import datasets
 from ldp.core import Plan, make_question
-from ldp.oracles import FLH, OLH, FLHReports, Reports
+from ldp.oracles import FLH, OLH, FLHReports, Reports, hashing
 from ldp.oracles.flh import max_epsilon, pool_seeds, pool_variance
 from ldp.protocols import ProtocolReports
-from ldp.values import uniform
+from ldp.values import as_values, to_chunks32, uniform
 
 ALPHA = 1e-6
 Z = 5.0
@@ -120,8 +120,8 @@ def test_support_by_thresholds_equals_the_lookups(m, eps, h):
     rng = np.random.default_rng(3)
     T = rng.integers(0, 400, size=flh.tally_shape).astype(np.int32)
     cands = np.concatenate([uniform(1500, m, rng=rng), uniform(900, m, rng=rng)[:1]])
-    b, a = flh._pool_coefficients(-(-m // 32))
-    chunks = flh._chunks(flh._check_candidates(cands))
+    b, a = hashing.expand_coefficients(flh.seeds, -(-m // 32))  # the pool's hash coefficients
+    chunks = np.ascontiguousarray(to_chunks32(as_values(cands, m), m).T)  # the candidates' 32-bit chunks
     want = fk.support_serial(T.reshape(-1), b, a, chunks, np.int64(flh.d_prime))
     for block in (1, 7, fk.THRESHOLD_BLOCK):
         got = fk.support_by_thresholds(T.reshape(-1), b, a, chunks.astype(np.uint64), np.int64(flh.d_prime),

@@ -100,7 +100,7 @@ def _last_at_most(C, w):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _band_from_uniforms(S, C, a, b, u):  # pragma: no cover - compiled
-    # the inverse-cdf step of _band_values, entry by entry, with the same float operations
+    # the inverse-cdf step of band_values, entry by entry, with the same float operations
     out = np.empty(a.shape[0], dtype=np.int64)
     for i in range(a.shape[0]):
         aa, bb = a[i], b[i]
@@ -112,7 +112,7 @@ def _band_from_uniforms(S, C, a, b, u):  # pragma: no cover - compiled
     return out
 
 
-def _band_values(S, C, a, b, *, rng):
+def band_values(S, C, a, b, *, rng):
     """Draw one value of ``X`` conditioned on ``a <= X < b`` per entry (table indices)."""
     u = rng.random(a.shape[0])
     return _band_from_uniforms(S, C, a, b, u)
@@ -209,7 +209,7 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random
         if M.sum():
             a = np.repeat(new, M)
             b = np.repeat(c, M)
-            vals.append(_band_values(S, C, a, b, rng=rng) + lo)
+            vals.append(band_values(S, C, a, b, rng=rng) + lo)
             blks.append(np.repeat(active, M))
         R[active] -= M
         got[active] += M
