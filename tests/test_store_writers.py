@@ -206,6 +206,30 @@ def test_writers_killed_at_random_instants_many_times(writers, batches, tmp_path
     _kill_at_random_instants(writers, batches, tmp_path, rounds=60, seed=2)
 
 
+def test_a_writer_that_looks_while_another_makes_the_store_appends(batches, tmp_path, monkeypatch):
+    """Two first writers: the second finds no store.json, and the first makes the store before the second lists
+    the folder.  What the second lists is the new store's, not a stranger's: it appends (it used to refuse)."""
+    from ldp.core import reportwriter
+
+    store = tmp_path / "store"
+    store.mkdir()
+    first, second = (ProtocolReports.load(path) for path, _ in batches[1:3])
+    real = os.listdir
+    raced = []
+
+    def listdir(path="."):
+        if Path(path) == store and not raced:
+            raced.append(True)
+            reportwriter.append_batch(first, store)  # the other writer, between the two looks
+        return real(path)
+
+    monkeypatch.setattr(reportwriter.os, "listdir", listdir)
+    assert reportwriter.append_batch(second, store) == 1
+    assert raced
+    monkeypatch.undo()
+    _check_exactly_once(store, batches[1][1] | batches[2][1])
+
+
 def test_a_dead_writers_files_are_never_read(writers, batches, tmp_path):
     """A batch whose writer died before its manifest: invisible to readers, its files cleaned by the next writer."""
     base = tmp_path / "base"

@@ -279,7 +279,10 @@ def append_batch(reports, directory, *, chunk: int = DEFAULT_CHUNK) -> int:
         raise ValueError(f"{os.fspath(root)!r} is not a folder; a report store is a folder")
     if root.is_dir() and not (root / "store.json").exists():
         strangers = sorted(n for n in os.listdir(root) if not _ours(n))
-        if strangers:  # checked before the lock file is made: a stranger's folder is left as it was
+        # Checked before the lock file is made: a stranger's folder is left as it was.  Another writer may
+        # have made the store between the two looks (store.json first, then the rest; it is never removed),
+        # so what was listed is a stranger's only if store.json is still absent after the listing.
+        if strangers and not (root / "store.json").exists():
             raise ValueError(f"{os.fspath(root)!r} is not empty and is not a report store (it holds "
                              f"{strangers[:3]}); save to a new folder")
     root.mkdir(parents=True, exist_ok=True)
