@@ -74,6 +74,24 @@ def test_without_removes_users_like_the_dense_table(data):
         one.without(np.zeros(int(cnt[0]) + 1, dtype=np.int64), np.full(int(cnt[0]) + 1, idx[0]))
 
 
+def test_without_and_no_zeros_are_the_rows_of_the_remaining_users(data):
+    """keep_zeros=False: exactly the rows of the users left (what counting them afresh, or the dense table less
+    the removed users, gives); a value whose every holder in a group was removed leaves that group's row."""
+    G = 5
+    labels = np.random.default_rng(1).integers(0, G, data.n).astype(np.uint8)
+    users = np.sort(np.random.default_rng(2).choice(data.n, 500, replace=False))
+    full = GroupCounts.count(data, labels, G)
+    kept = full.without(labels[users], data.user_index[users])
+    rows = full.without(labels[users], data.user_index[users], keep_zeros=False)
+    expect = _dense(data, labels, G)
+    np.subtract.at(expect, (labels[users].astype(np.int64), data.user_index[users]), 1)
+    back = GroupCounts.from_dense(expect)
+    for name in ("indptr", "index", "counts"):
+        np.testing.assert_array_equal(getattr(rows, name), getattr(back, name))
+    assert np.all(rows.counts > 0) and np.any(kept.counts == 0)  # some value lost every holder of a group
+    np.testing.assert_array_equal(rows.sizes(), kept.sizes())
+
+
 def _dense_answers(t, q, row):
     """What the engine computed from a dense row before the sparse rows (the reference)."""
     if t.unique is None:

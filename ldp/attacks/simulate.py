@@ -37,7 +37,7 @@ from itertools import combinations
 import numpy as np
 
 from ..core import Dataset, HeavyHitterResult, Plan, ProtocolReports, Question
-from ..engines import CountSupport, CraftedUsers, ReportSupport, SupportSource, prepare
+from ..engines import CountSupport, CraftedUsers, GroupCounts, ReportSupport, SupportSource, prepare
 from ..metrics import f1
 from ..protocols import HeavyHitterProtocol
 from ..validation import check_fraction, check_int, check_rng
@@ -181,7 +181,7 @@ class Scenario:
         self._ind: list[dict] = []  # per chunk: {(g, j): (order positions, support matrix on the marked answers)}
         self._rho: list[dict] = []  # per chunk: {(g, j): (sum of per-report rho, reports)}
         self._whole: list[dict] = []  # per chunk: its aggregates over all its users (_aggregates)
-        self._group_counts: np.ndarray | None = None  # CountSupport's group_counts under the plan
+        self._group_counts: GroupCounts | None = None  # CountSupport.group_counts under the plan
         qs = {q for qs_ in self.plan.questions for q in qs_}
         #: each question's marked answers: the targets' distinct answers
         self.marked: dict[Question, np.ndarray] = {q: sort_unique(q.answer(self.targets, protocol.m)) for q in qs}
@@ -359,8 +359,7 @@ class Scenario:
             crafted = self.crafted(f, drop=drop)  # checks drop
             if drop is not None and len(drop):  # the dropped users no longer count among their groups
                 d = np.asarray(drop, dtype=np.int64)
-                gc = gc.copy()
-                np.subtract.at(gc, (self.plan.labels()[d], self.data.user_index[d]), 1)
+                gc = gc.without(self.plan.labels()[d], self.data.user_index[d], keep_zeros=False)
             return CountSupport(self.data, self.plan.labels(), self.plan, rng_draw=s_a, rng_keys=s_b,
                                 crafted=crafted, group_counts=gc)
         if engine != "protocol":

@@ -147,6 +147,7 @@ from .base import Selection, SupportSource
 from .cluster import DaskSupport, report_source, scheduler_client
 from .counts import CountSupport, prepare
 from .crafted import CraftedUsers
+from .groupcounts import GroupCounts
 from .reports import ReportSupport
 from .sampling import binomial_tail_table, iid_binomial_top, sum_tail_table
 from .stream import StreamSupport
@@ -161,6 +162,7 @@ __all__ = [
     "report_source",
     "CountSupport",
     "CraftedUsers",
+    "GroupCounts",
     "prepare",
     "binomial_tail_table",
     "iid_binomial_top",

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -78,21 +77,6 @@ def prepare(data, m: int | None = None) -> Dataset:
     return _dataset_of(_Content(as_values(data, m, name="values"), m))
 
 
-# The last dense group_counts table a caller passed (ldp.attacks keeps one per plan for all its runs) and its
-# sparse rows, so that its runs convert it once: (weak reference to the table, its GroupCounts).
-_LAST_DENSE: list = [None, None]
-
-
-def _sparse_rows(table: np.ndarray) -> GroupCounts:
-    """:meth:`GroupCounts.from_dense` of ``table``, reused while the caller passes the same (unchanged) array."""
-    ref, rows = _LAST_DENSE
-    if ref is None or ref() is not table or table.flags.writeable:
-        rows = GroupCounts.from_dense(table)
-        if not table.flags.writeable:  # read-only: it cannot change under the cached rows
-            _LAST_DENSE[:] = [weakref.ref(table), rows]
-    return rows
-
-
 # ---------------------------------------------------------------------------
 # count engine
 # ---------------------------------------------------------------------------
@@ -139,7 +123,7 @@ class CountSupport(SupportSource):
             raise ValueError(f"group_counts must have shape (groups, distinct values) = {(G, data.n_distinct)}, "
                              f"got {group_counts.shape}")
         else:
-            rows = _sparse_rows(group_counts)
+            rows = GroupCounts.from_dense(group_counts)
         super().__init__(plan, rows.sizes(), rng=rng_keys)
         self.data = data
         self.draw = rng_draw
@@ -165,14 +149,13 @@ class CountSupport(SupportSource):
 
     # -- true counts -------------------------------------------------------
     @staticmethod
-    def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> np.ndarray:
-        """How many users of each group (``labels``) hold each distinct value of ``data``: ``(n_groups, distinct)``.
+    def group_counts(data: Dataset, labels: np.ndarray, n_groups: int) -> GroupCounts:
+        """How many users of each group (``labels``) hold each distinct value of ``data``, as sparse rows.
 
-        Read-only: runs given the same table (``group_counts=``) convert it to sparse rows once.
+        For a caller that runs one plan many times: it counts once and passes the rows as ``group_counts=``
+        (:meth:`GroupCounts.without` leaves users out of them).
         """
-        dense = GroupCounts.count(data, labels, n_groups).dense()
-        dense.flags.writeable = False
-        return dense
+        return GroupCounts.count(data, labels, n_groups)
 
     @property
     def gcounts(self) -> np.ndarray:

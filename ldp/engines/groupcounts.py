@@ -217,8 +217,12 @@ class GroupCounts:
         out[g, self.index] = self.counts
         return out
 
-    def without(self, labels: np.ndarray, index: np.ndarray) -> GroupCounts:
+    def without(self, labels: np.ndarray, index: np.ndarray, *, keep_zeros: bool = True) -> GroupCounts:
         """These counts less one user of group ``labels[i]`` holding value ``index[i]``, for each ``i``.
+
+        ``keep_zeros``: a value no remaining user of a group holds stays in the group's row with count 0
+        (True: the rows of all users, the removed ones counted 0), or leaves it (False: exactly the rows of
+        the remaining users, as :meth:`count` would give them).
 
         Raises
         ------
@@ -236,4 +240,9 @@ class GroupCounts:
         np.subtract.at(counts, pos, 1)
         if np.any(counts < 0):
             raise ValueError("the users to remove must be counted in these group counts")
-        return GroupCounts(self.indptr, self.index, counts, self.n_distinct)
+        if keep_zeros:
+            return GroupCounts(self.indptr, self.index, counts, self.n_distinct)
+        held = counts > 0
+        indptr = np.zeros_like(self.indptr)
+        np.cumsum(np.bincount(g[held], minlength=self.n_groups), out=indptr[1:])
+        return GroupCounts(indptr, self.index[held], counts[held], self.n_distinct)
