@@ -225,14 +225,20 @@ lint: setup
 
 # The browser tests check the quick build, so it is made first. pytest's exit
 # status is make's; "no tests collected" (status 5) is reported and fails.
+# each phase's start is printed with the clock time, so a CI log shows where its minutes went
 test: setup mathjax $(CLUSTER_STAMP) $(CROSSCHECK_STAMP) $(CFF_STAMP)
+	@echo "[test] $$(date +%T) lint"
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory citation
+	@echo "[test] $$(date +%T) the quick book"
 	$(MAKE) --no-print-directory book QUICK=1 JOBS=$(JOBS)
+	@echo "[test] $$(date +%T) the quick PDF"
 	$(MAKE) --no-print-directory pdf QUICK=1 JOBS=$(JOBS)
+	@echo "[test] $$(date +%T) pytest"
 	@status=0; \
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider --durations=30 $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests; failing" >&2; fi; \
+	echo "[test] $$(date +%T) pytest ended (status $$status)"; \
 	exit $$status
 
 # --- reruns ----------------------------------------------------------------
