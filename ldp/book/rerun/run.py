@@ -21,10 +21,12 @@ refused before any work.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import re
 import shlex
+import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -113,6 +115,29 @@ def readable_markdown(nb):
         if cell.cell_type == "markdown":
             cell.source = _GLUE_ROLE.sub(paste, _FIGURE_BLOCK.sub(caption, cell.source))
     return nb
+
+
+#: what a rerun imports once its notebook has run: the claims registry (every chapter's code), nbconvert and
+#: myst-nb's glue formatting; about 2 s of imports
+_AFTER_THE_RUN = ("ldp.book.chapters", "ldp.book.pages", "nbconvert", "myst_nb.core.variables")
+
+
+def _import_meanwhile(modules: Sequence[str]) -> threading.Thread:
+    """Import ``modules`` in a thread while the notebook runs in processes of its own.
+
+    The run's end is then not kept waiting for them.  A module that fails to import here is imported again
+    where it is needed, and fails there, with its error.
+    """
+    def work() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - reported by the import where the module is used
+                return
+
+    thread = threading.Thread(target=work, name="ldp-rerun-imports", daemon=True)
+    thread.start()
+    return thread
 
 
 def _write_html(executed: Path, target: Path) -> bool:
@@ -223,6 +248,7 @@ def _run(run: RunFolder, nb_path: Path, values: dict, injected: dict, *, mine: d
     echo("[rerun]   the others: the notebook's defaults (python -m ldp rerun "
          f"{nb_path.stem} --params lists them)")
     ensure_kernel()
+    imports = _import_meanwhile(_AFTER_THE_RUN)
     t0 = time.monotonic()
     try:
         ok, report = execute(nb_path, executed, injected, figures, folder / "run.log", show_figures=True,
@@ -235,6 +261,7 @@ def _run(run: RunFolder, nb_path: Path, values: dict, injected: dict, *, mine: d
              f"it starts clean)")
         raise
     seconds = time.monotonic() - t0
+    imports.join()
     html = folder / f"{nb_path.stem}.html"
     has_html = executed.is_file() and _write_html(executed, html)
     if not ok:
