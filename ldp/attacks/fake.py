@@ -29,7 +29,7 @@ from ..client import encode_protocol_reports
 from ..core import Dataset, Plan, ProtocolReports, Question
 from ..protocols import PEM, HeavyHitterProtocol, TreeHist
 from ..validation import check_fraction, check_int, check_rng
-from ..values import MAX_BITS, as_values, match_sorted, n_words, sort_unique, value_keys
+from ..values import MAX_BITS, as_values, match_sorted, n_words, sort_unique
 from .crafting import check_kind, craft
 
 __all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values",
