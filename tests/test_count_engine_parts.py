@@ -74,6 +74,26 @@ def test_without_removes_users_like_the_dense_table(data):
         one.without(np.zeros(int(cnt[0]) + 1, dtype=np.int64), np.full(int(cnt[0]) + 1, idx[0]))
 
 
+@pytest.mark.parametrize("G, removed", [(5, 15_000), (3000, 40)])
+def test_without_counts_few_or_many_removed_users_alike(data, G, removed):
+    """Many users out of few groups (counted over all (group, value) pairs) or a few out of many groups (each
+    found among the counted pairs) give the dense table less those users; a (group, value) pair no user holds,
+    or a group beyond the table, is refused either way."""
+    rng = np.random.default_rng(G)
+    labels = rng.integers(0, G, data.n).astype(np.int64)
+    users = np.sort(rng.choice(data.n, removed, replace=False))
+    full = GroupCounts.count(data, labels, G)
+    rows = full.without(labels[users], data.user_index[users])
+    expect = _dense(data, labels, G)
+    np.subtract.at(expect, (labels[users], data.user_index[users]), 1)
+    np.testing.assert_array_equal(rows.dense(), expect)
+    g, d = np.argwhere(_dense(data, labels, G) == 0)[0]
+    with pytest.raises(ValueError, match="counted"):
+        full.without(np.r_[labels[users], g], np.r_[data.user_index[users], d])
+    with pytest.raises(ValueError, match="counted"):
+        full.without(np.r_[labels[users], G], np.r_[data.user_index[users], 0])
+
+
 def test_without_and_no_zeros_are_the_rows_of_the_remaining_users(data):
     """keep_zeros=False: exactly the rows of the users left (what counting them afresh, or the dense table less
     the removed users, gives); a value whose every holder in a group was removed leaves that group's row."""

@@ -212,7 +212,7 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     if isinstance(oracle, CMS):
         seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
         cells = kernels.hash_cells(seeds, _chunks(oracle, a), oracle.width)  # (n, r)
-        forced = np.array([np.unique(c).shape[0] for c in cells]) if r > 1 else np.ones(n)
+        forced = _distinct_per_row(cells) if r > 1 else np.ones(n)
         bits = _bits(n, oracle.width, _extra_ones(oracle, forced, oracle.width), rng)
         _set_bits(bits, np.repeat(np.arange(n), r), cells.ravel())
         return oracle.reports_class(oracle.params, seed=seeds, bits=bits)
@@ -221,6 +221,12 @@ def craft(oracle: FrequencyOracle, answers, n: int, *, kind: str, rng=None, tria
     if isinstance(oracle, (OLH, HR)):
         return _mga_hashed(oracle, a, n, rng, trials)
     raise TypeError(f"oracle must be a GRR, OUE, OLH, HR, CMS or FLH instance, got {type(oracle).__name__}")
+
+
+def _distinct_per_row(cells: np.ndarray) -> np.ndarray:
+    """How many distinct values each row of ``cells`` holds (``int64``)."""
+    srt = np.sort(cells, axis=1)
+    return 1 + np.count_nonzero(srt[:, 1:] != srt[:, :-1], axis=1).astype(np.int64)
 
 
 def _capped(oracle, a: np.ndarray, n: int, rng: np.random.Generator, trials: int, cap: int) -> Reports:

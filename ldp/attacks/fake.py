@@ -29,7 +29,7 @@ from ..client import encode_protocol_reports
 from ..core import Dataset, Plan, ProtocolReports, Question
 from ..protocols import PEM, HeavyHitterProtocol, TreeHist
 from ..validation import check_fraction, check_int, check_rng
-from ..values import MAX_BITS, as_values, n_words, sort_unique, value_keys
+from ..values import MAX_BITS, as_values, match_sorted, n_words, sort_unique
 from .crafting import check_kind, craft
 
 __all__ = ["fake_reports", "fake_wire", "fake_users", "fresh_targets", "lookalike_targets", "random_values",
@@ -88,7 +88,7 @@ def fresh_targets(m: int, r: int, *, data: Dataset | None = None, rng=None) -> n
     while out.shape[0] < r:
         draw = random_values(m, 2 * r, rng=rng)
         if data is not None:
-            draw = draw[~np.isin(value_keys(draw), value_keys(data.distinct))]
+            draw = draw[match_sorted(data.distinct, draw) < 0]  # the distinct values are sorted
         out = sort_unique(np.concatenate([out, draw]))
     if out.shape[0] > r:
         out = sort_unique(out[np.sort(rng.choice(out.shape[0], r, replace=False))])

@@ -82,17 +82,25 @@ def olh_search(seeds, chunks, d_prime):  # pragma: no cover - compiled
         for t in range(T):
             s = seeds[i, t]
             _coefs(s, chunks.shape[1], co)
+            top = 0  # the fullest bin's load so far
+            done = A
             for a in range(A):
                 h[a] = _cell(co, chunks, a, d_prime)
                 load[h[a]] += 1
-            top, topv = 0, h[0]
-            for a in range(A):  # the first answer (in order) of a fullest bin
                 if load[h[a]] > top:
-                    top, topv = load[h[a]], h[a]
-            for a in range(A):
-                load[h[a]] = 0
-            if top > best_count[i]:
+                    top = load[h[a]]
+                if top + (A - 1 - a) <= best_count[i]:  # even the answers left cannot make it win: next seed
+                    done = a + 1
+                    break
+            if top > best_count[i]:  # a new best: its bin is the first answer's (in order) of a fullest bin
+                topv = h[0]
+                for a in range(A):
+                    if load[h[a]] == top:
+                        topv = h[a]
+                        break
                 best_count[i], best_seed[i], best_y[i] = top, s, topv
+            for a in range(done):
+                load[h[a]] = 0
             if top == A:
                 break
     return best_seed, best_y, best_count
@@ -165,6 +173,9 @@ def hr_search(seeds, chunks, blocks, block_size):  # pragma: no cover - compiled
                 hi = lo + 1
                 while hi < A and blk[order[hi]] == blk[order[lo]]:
                     hi += 1
+                if (hi - lo) - A * rho1 <= best:  # no symbol of it supports more than its hi - lo answers
+                    lo = hi
+                    continue
                 cnt[:] = 0
                 for k in range(lo, hi):
                     rk = rowi[order[k]]

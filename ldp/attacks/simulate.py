@@ -195,7 +195,12 @@ class Scenario:
 
     def users(self, fake) -> np.ndarray:
         """Plan indices of the first ``fake`` fake users, increasing."""
-        return np.sort(self.order[:self.count(fake)])
+        f = self.count(fake)
+        if 32 * f < self.data.n:
+            return np.sort(self.order[:f])
+        mine = np.zeros(self.data.n, dtype=bool)  # many of them: a mask over all users, read in order
+        mine[self.order[:f]] = True
+        return np.flatnonzero(mine)
 
     def _craft(self, upto: int) -> None:
         while len(self._seeds) * CHUNK < upto:

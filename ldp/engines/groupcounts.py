@@ -233,11 +233,7 @@ class GroupCounts:
         g = np.repeat(np.arange(self.n_groups, dtype=np.int64), np.diff(self.indptr))
         keys = g * D + self.index  # increasing: rows in group order, each sorted
         want = np.asarray(labels, dtype=np.int64) * D + np.asarray(index, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(keys, want), max(keys.shape[0] - 1, 0))
-        if want.size and (keys.shape[0] == 0 or np.any(keys[pos] != want)):
-            raise ValueError("the users to remove must be counted in these group counts")
-        counts = self.counts.copy()
-        np.subtract.at(counts, pos, 1)
+        counts = self.counts - _removed(keys, want, self.n_groups * D)
         if np.any(counts < 0):
             raise ValueError("the users to remove must be counted in these group counts")
         if keep_zeros:
@@ -246,3 +242,25 @@ class GroupCounts:
         indptr = np.zeros_like(self.indptr)
         np.cumsum(np.bincount(g[held], minlength=self.n_groups), out=indptr[1:])
         return GroupCounts(indptr, self.index[held], counts[held], self.n_distinct)
+
+
+def _removed(keys: np.ndarray, want: np.ndarray, size: int) -> np.ndarray:
+    """How many of ``want`` equal each of the increasing ``keys`` (all in ``[0, size)``); every one must be a key.
+
+    Counted over the dense range when it is not much larger than the arrays (one ``bincount``), else each
+    wanted key is found by binary search.
+    """
+    bad = ValueError("the users to remove must be counted in these group counts")
+    if want.size == 0:
+        return np.zeros(keys.shape[0], dtype=np.int64)
+    if keys.shape[0] == 0 or int(want.min()) < 0 or int(want.max()) >= size:
+        raise bad
+    if size <= 4 * (keys.shape[0] + want.shape[0]):
+        out = np.bincount(want, minlength=size)[keys]
+        if int(out.sum()) != want.shape[0]:  # some wanted key is not among the keys
+            raise bad
+        return out
+    pos = np.minimum(np.searchsorted(keys, want), keys.shape[0] - 1)
+    if np.any(keys[pos] != want):
+        raise bad
+    return np.bincount(pos, minlength=keys.shape[0])
