@@ -153,6 +153,8 @@ def test_support_by_lookup_equals_the_plain_sums(m, dp, h):
     rng = np.random.default_rng(4)
     start = int(uniform(1, min(m, 64), rng=rng)[0]) & ~1023  # a run of 330 consecutive values from here
     run = np.arange(start, start + 330, dtype=np.uint64) if m <= 64 else uniform(330, m, rng=rng)
+    if m == 64:  # a run whose first 32-bit chunk changes inside a block
+        run = np.concatenate([run, np.arange(2**32 - 300, 2**32 + 300, dtype=np.uint64)])
     cands = np.concatenate([uniform(700, m, rng=rng), uniform(1, m, rng=rng), run])
     b, a = hashing.expand_coefficients(flh.seeds, -(-m // 32))  # the pool's hash coefficients
     chunks = np.ascontiguousarray(to_chunks32(as_values(cands, m), m).T)  # the candidates' 32-bit chunks

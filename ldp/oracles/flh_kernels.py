@@ -189,12 +189,15 @@ def _words(B, A, X, j, lo, hi, words):  # pragma: no cover - compiled
 
 
 @njit(inline="always", cache=True)
-def _member_cells(B, A, X, j, dpu, lo, hi, dst, words):  # pragma: no cover - compiled
+def _member_cells(B, A, X, j, dpu, lo, hi, shared, dst, words):  # pragma: no cover - compiled
     """``dst[i] = j d' + H_j(c)`` for the candidates ``c`` of ``lo:hi``: where ``T[j, H_j(c)]`` sits in ``flat``.
 
-    ``X``: the candidates' chunks (``C`` rows); ``dst``: ``uint32`` (the tally has at most ``2**24`` cells);
-    ``words``: ``uint64`` scratch of ``hi - lo`` entries, used when ``C > 2``.  The loops over the candidates
-    have no dependence between iterations, so the compiler vectorises the hash (one loop for ``C <= 2``).
+    ``X``: the candidates' chunks (``C`` rows); ``shared``: whether they all have the first chunk of
+    candidate ``lo`` (then, for ``C = 2``, ``b + a_0 x_0`` is computed once: PEM's and TreeHist's
+    candidates are runs of values with a common prefix); ``dst``: ``uint32`` (the tally has at most
+    ``2**24`` cells); ``words``: ``uint64`` scratch of ``hi - lo`` entries, used when ``C > 2``.  The loops
+    over the candidates have no dependence between iterations, so the compiler vectorises the hash (one
+    loop for ``C <= 2``).
     """
     L = hi - lo
     C = X.shape[0]
@@ -207,6 +210,10 @@ def _member_cells(B, A, X, j, dpu, lo, hi, dst, words):  # pragma: no cover - co
     if C == 1:
         for i in range(L):
             dst[i] = np.uint32(off + _cell(b + a0 * X0[i], dpu))
+    elif C == 2 and shared:
+        b0 = b + a0 * X0[0]  # the same for every candidate (mod 2**64 sums: the same words)
+        for i in range(L):
+            dst[i] = np.uint32(off + _cell(b0 + a1 * X1[i], dpu))
     elif C == 2:
         for i in range(L):
             dst[i] = np.uint32(off + _cell(b + a0 * X0[i] + a1 * X1[i], dpu))
@@ -230,10 +237,14 @@ def _block_lookup(flat, B, A, X, dp, lo, hi, out):  # pragma: no cover - compile
     cells = np.empty((LOOKUP_GROUP, L), dtype=np.uint32)
     words = np.empty(L if X.shape[0] > 2 else 0, dtype=np.uint64)
     acc = np.zeros(L, dtype=np.int64)
+    first = X[0, lo:hi]
+    shared = True
+    for i in range(L):
+        shared = shared and first[i] == first[0]
     j0 = 0
     while j0 + LOOKUP_GROUP <= h:
         for g in range(LOOKUP_GROUP):
-            _member_cells(B, A, X, j0 + g, dpu, lo, hi, cells[g], words)
+            _member_cells(B, A, X, j0 + g, dpu, lo, hi, shared, cells[g], words)
         for i in range(L):
             s = np.int64(flat[cells[0, i]])
             for g in range(1, LOOKUP_GROUP):
@@ -241,7 +252,7 @@ def _block_lookup(flat, B, A, X, dp, lo, hi, out):  # pragma: no cover - compile
             acc[i] += s
         j0 += LOOKUP_GROUP
     for j in range(j0, h):  # the last h mod LOOKUP_GROUP members, one at a time
-        _member_cells(B, A, X, j, dpu, lo, hi, cells[0], words)
+        _member_cells(B, A, X, j, dpu, lo, hi, shared, cells[0], words)
         for i in range(L):
             acc[i] += flat[cells[0, i]]
     for i in range(L):
