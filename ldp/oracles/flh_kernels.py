@@ -32,8 +32,9 @@ from numba import njit, prange
 __all__ = ["tally_into", "support_by_lookup", "support_serial", "support_by_thresholds", "cell_thresholds",
            "THRESHOLD_D_PRIME", "THRESHOLD_BLOCK", "LOOKUP_BLOCK", "LOOKUP_GROUP"]
 
-#: largest ``d'`` for which :func:`support_by_thresholds` beats the lookup kernels (measured:
-#: ``benchmarks/bench_flh_attack_runs.py``; 0.2 ns per pair at ``d' = 3``, 0.36 at 9, 0.55 at 14, the lookups 0.62)
+#: largest ``d'`` for which :func:`support_by_thresholds` beats the lookup kernels (``h = 4096``, 65,536 of PEM's
+#: candidates, ``benchmarks/bench_flh_lookup.py --switch``: 0.32-0.39 ns per pair at ``d' = 8``, 0.47 at 12,
+#: 0.52-0.54 at 14; :func:`support_by_lookup` 0.46-0.53 for every ``d'`` from 8 to 14)
 THRESHOLD_D_PRIME = 12
 #: candidates per block of :func:`support_by_thresholds` (their words and sums stay in the L1 cache)
 THRESHOLD_BLOCK = 1024
