@@ -11,8 +11,10 @@
 time it computes the cells of the whole block (a loop without dependences,
 which the compiler vectorises), then adds the group's lookups to each
 candidate's sum.  The few rows of the tally a group reads stay in the L1
-cache, where a loop over the whole pool per candidate reads ``h d'`` cells
-(2.4 MiB at ``h = 4096``, ``d' = 150``) from the slower caches.
+cache (for ``d'`` up to about 2,000), where a loop over the whole pool per
+candidate reads ``h d'`` cells (2.4 MiB at ``h = 4096``, ``d' = 150``) from the
+slower caches: 0.45-0.55 ns per pair instead of 0.65-0.95 for ``d'`` from 14 to
+150 (``benchmarks/bench_flh_lookup.py``).
 :func:`support_serial` keeps the shape of OLH's kernel (:mod:`ldp.oracles.kernels`):
 a tile of 4 candidates in registers, an inner loop over the pool.  Counts are
 integers, so no result depends on the loop order or the split over threads.
@@ -39,10 +41,10 @@ THRESHOLD_D_PRIME = 12
 #: candidates per block of :func:`support_by_thresholds` (their words and sums stay in the L1 cache)
 THRESHOLD_BLOCK = 1024
 #: candidates per block of :func:`support_by_lookup` (their chunks, sums and cells stay in the L1 cache;
-#: ``benchmarks/bench_flh_lookup.py``: 256 to 1024 within the noise, 2048 slower)
+#: measured on this machine: 128 to 1024 within the noise)
 LOOKUP_BLOCK = 512
 #: pool members per pass of :func:`support_by_lookup` over a block: each candidate's sum is read and written
-#: once per group (2 members: 5% slower, 8: 30% slower, the cells no longer fit the L1 cache with the rest)
+#: once per group (measured on this machine: 3 as fast, 2 about 5% slower, 8 about 25% slower)
 LOOKUP_GROUP = 4
 
 
