@@ -14,7 +14,8 @@ Cases
 flh
     ``FLH.support_from_tally`` on random tallies (pool sizes, ``d'``, bit widths, runs of consecutive
     candidates, random candidates, short tiles, both the serial and the parallel kernel), ``FLH.draw_tally``,
-    ``FLH.support`` of real reports, and PEM with FLH (``h = 4096``) and with OLH on the paper's synthetic set
+    ``FLH.support`` of real reports, the lookup kernels for ``d'`` from 13 to 200 at a block's edges, and PEM
+    with FLH (``h = 4096``) and with OLH on the paper's synthetic set
     (n = 10^6) with the count engine: heavy hitters, estimates and every round's supports and estimates.
 attacks
     Chapter 09's searches at a reduced size: :func:`ldp.attacks.honest_grid`, :func:`ldp.attacks.threshold_grid`
@@ -87,6 +88,27 @@ def flh_cases() -> dict:
             out[f"PEM-FLH n=1e5 h={h} eps={eps} counts"] = _result(P.run(small, rng=5, engine="counts"))
     P = ldp.PEM(2.0, 16, 64, oracle="FLH", pool_size=256)
     out["PEM-FLH n=1e5 h=256 protocol"] = _result(P.run(small, rng=6, engine="protocol"))
+    return out | mid_range_cases()
+
+
+def mid_range_cases() -> dict:
+    """``support_from_tally`` for ``d'`` from 13 to 200 (the lookup kernels): pool sizes not a multiple of 4,
+    1 to 4 chunks, candidate counts at the edges of a block of 512, int64 tallies and int32 ones near 2**31."""
+    out = {}
+    rng = np.random.default_rng(777)
+    for h, dp, m in [(4095, 13, 64), (4096, 14, 16), (1027, 40, 70), (2049, 56, 128), (4093, 150, 64),
+                     (4096, 200, 40), (257, 99, 64), (514, 22, 32)]:
+        o = ldp.FLH(1.0, m=m, pool_size=h, pool_seed=int(rng.integers(0, 2**63)), d_prime=dp)
+        table = rng.integers(0, 1000, size=o.tally_shape)
+        base = int(ldp.values.uniform(1, min(m, 64), rng=rng)[0]) & ~4095
+        for nc in [511, 512, 513, 1024, 1027, 5000]:
+            run = np.arange(base, base + nc, dtype=np.uint64) if m <= 64 else ldp.values.uniform(nc, m, rng=rng)
+            out[f"mid h={h} d'={dp} m={m} run nc={nc}"] = o.support_from_tally(table, run)
+            out[f"mid h={h} d'={dp} m={m} random nc={nc}"] = o.support_from_tally(
+                table, ldp.values.uniform(nc, m, rng=rng))
+        out[f"mid h={h} d'={dp} m={m} int64"] = o.support_from_tally(table * 2**33, ldp.values.uniform(700, m, rng=rng))
+        huge = rng.integers(2**31 - 1000, 2**31, size=o.tally_shape)  # int32 cells, int64 sums
+        out[f"mid h={h} d'={dp} m={m} near 2**31"] = o.support_from_tally(huge, ldp.values.uniform(700, m, rng=rng))
     return out
 
 

@@ -135,6 +135,52 @@ def test_support_by_thresholds_equals_the_lookups(m, eps, h):
                                   (w * np.uint64(flh.d_prime)) >> np.uint64(32))
 
 
+def _plain_supports(flh, T, cands):
+    """``sum_j T[j, H_j(c)]`` for each candidate, by OLH's numpy hash of every (pool member, candidate) pair."""
+    h = flh.pool_size
+    j = np.tile(np.arange(h), cands.shape[0])
+    cells = flh.hash(j, np.repeat(cands, h, axis=0)).astype(np.int64).reshape(cands.shape[0], h)
+    return T[np.arange(h)[None, :], cells].sum(axis=1)
+
+
+@pytest.mark.parametrize("m,dp,h", [(16, 13, 97), (64, 40, 130), (70, 150, 33), (128, 200, 64), (32, 22, 4)])
+def test_support_by_lookup_equals_the_plain_sums(m, dp, h):
+    """The blocked lookup kernel (pool members outside) gives the plain sums: any block, pool size, chunks, dtype."""
+    from ldp.oracles import flh_kernels as fk
+
+    flh = FLH(1.0, m=m, pool_size=h, pool_seed=11, d_prime=dp)
+    assert dp > fk.THRESHOLD_D_PRIME
+    rng = np.random.default_rng(4)
+    start = int(uniform(1, min(m, 64), rng=rng)[0]) & ~1023  # a run of 330 consecutive values from here
+    run = np.arange(start, start + 330, dtype=np.uint64) if m <= 64 else uniform(330, m, rng=rng)
+    if m == 64:  # a run whose first 32-bit chunk changes inside a block
+        run = np.concatenate([run, np.arange(2**32 - 300, 2**32 + 300, dtype=np.uint64)])
+    cands = np.concatenate([uniform(700, m, rng=rng), uniform(1, m, rng=rng), run])
+    b, a = hashing.expand_coefficients(flh.seeds, -(-m // 32))  # the pool's hash coefficients
+    chunks = np.ascontiguousarray(to_chunks32(as_values(cands, m), m).T)  # the candidates' 32-bit chunks
+    for T in (rng.integers(0, 400, size=flh.tally_shape), rng.integers(2**31 - 50, 2**31, size=flh.tally_shape)):
+        want = _plain_supports(flh, T, cands)
+        for dtype in (np.int32, np.int64):
+            flat = np.ascontiguousarray(T.reshape(-1).astype(dtype))
+            for block in (1, 7, 512, fk.LOOKUP_BLOCK, cands.shape[0] + 1):
+                got = fk.support_by_lookup(flat, b, a, chunks, np.int64(dp), block)
+                np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(flh.support_from_tally(T, cands), want)
+
+
+def test_support_from_tally_takes_every_kernel():
+    """The dispatch (serial, thresholds, lookups) gives the plain sums on both sides of each switch."""
+    from ldp.oracles import flh_kernels as fk
+
+    rng = np.random.default_rng(6)
+    for dp, h, n_cands in [(fk.THRESHOLD_D_PRIME, 256, 1100), (fk.THRESHOLD_D_PRIME + 1, 256, 1100),
+                           (fk.THRESHOLD_D_PRIME + 1, 256, 900), (57, 129, 2100)]:
+        flh = FLH(1.0, m=40, pool_size=h, pool_seed=3, d_prime=dp)
+        T = rng.integers(0, 90, size=flh.tally_shape)
+        cands = uniform(n_cands, 40, rng=rng)
+        np.testing.assert_array_equal(flh.support_from_tally(T, cands), _plain_supports(flh, T, cands))
+
+
 def _exact_tally_moments(flh, values, counts):
     """Mean and covariance of the tally: sum over values of Multinomial(N_v, pi_v), pi_v(j, y) = pmf[H_j(v)][y] / h."""
     h, dp = flh.tally_shape

@@ -89,7 +89,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
 from ..randomness import Coins
@@ -98,11 +97,12 @@ from ..values import as_values, n_chunks
 from . import hashing
 from .base import Reports, grr_apply, grr_draw, grr_pmf, report_array, symbol_field, uint_dtype
 from .flh_kernels import (
+    LOOKUP_BLOCK,
     THRESHOLD_BLOCK,
     THRESHOLD_D_PRIME,
     cell_thresholds,
+    support_by_lookup,
     support_by_thresholds,
-    support_from_tally,
     support_serial,
     tally_into,
 )
@@ -412,7 +412,6 @@ class FLH(HashedOracle[FLHReports]):
         cands = self._check_candidates(candidates)
         b, a = self._pool_coefficients(n_chunks(self.m))
         chunks = self._chunks(cands)
-        parts = max(1, min(4 * numba.get_num_threads(), -(-chunks.shape[1] // 64)))
         # int32 cells when they fit: the lookups are the kernel's memory traffic (sums stay int64)
         flat = t.reshape(-1)
         small = bool(flat.size) and 0 <= flat.min() and flat.max() < 2**31
@@ -423,7 +422,7 @@ class FLH(HashedOracle[FLHReports]):
             # a small hash range: compares instead of lookups (flh_kernels' notes); every partial sum fits int32
             return support_by_thresholds(flat, b, a, chunks.astype(np.uint64), np.int64(self.d_prime),
                                          cell_thresholds(self.d_prime), THRESHOLD_BLOCK)
-        return support_from_tally(flat, b, a, chunks, np.int64(self.d_prime), parts)
+        return support_by_lookup(flat, b, a, chunks, np.int64(self.d_prime), LOOKUP_BLOCK)
 
     def _support(self, reports: FLHReports, candidates: np.ndarray) -> np.ndarray:
         return self.support_from_tally(self.tally(reports), candidates)

@@ -1,19 +1,26 @@
 """Compiled aggregation of FLH (:mod:`ldp.oracles.flh`): the tally of reports and the supports from it.
 
 * :func:`tally_into` -- ``T[j, y] +=`` the number of reports ``(j, y)`` (one pass, ``O(n)``);
-* :func:`support_from_tally` -- ``I_c = sum_j T[j, H_j(c)]`` for every candidate:
+* :func:`support_by_lookup` -- ``I_c = sum_j T[j, H_j(c)]`` for every candidate:
   ``h`` evaluations of OLH's hash (:mod:`ldp.oracles.hashing`) per candidate,
-  each followed by one lookup in the tally (parallel over candidates;
+  each followed by one lookup in the tally (parallel over blocks of candidates;
   :func:`support_serial` in the calling thread for small inputs).
 
-The support kernel has the shape of OLH's (:mod:`ldp.oracles.kernels`): a tile
-of 4 candidates whose 32-bit chunks sit in registers, an inner loop over the
-pool's coefficients (contiguous), OLH's compare replaced by the lookup.  Counts
-are integers, so the result does not depend on the split over threads.
+:func:`support_by_lookup` has the pool members in the outer loop and a block of
+:data:`LOOKUP_BLOCK` candidates inside: for :data:`LOOKUP_GROUP` members at a
+time it computes the cells of the whole block (a loop without dependences,
+which the compiler vectorises), then adds the group's lookups to each
+candidate's sum.  The few rows of the tally a group reads stay in the L1
+cache (for ``d'`` up to about 2,000), where a loop over the whole pool per
+candidate reads ``h d'`` cells (2.4 MiB at ``h = 4096``, ``d' = 150``) from the
+slower caches: 0.45-0.55 ns per pair instead of 0.65-0.95 for ``d'`` from 14 to
+150 (``benchmarks/bench_flh_lookup.py``).
+:func:`support_serial` keeps the shape of OLH's kernel (:mod:`ldp.oracles.kernels`):
+a tile of 4 candidates in registers, an inner loop over the pool.  Counts are
+integers, so no result depends on the loop order or the split over threads.
 
 For a small hash range (``d' <= THRESHOLD_D_PRIME``) :func:`support_by_thresholds`
-gives the same sums with no lookup: it turns the loops round (pool members
-outside, a block of candidates inside, which the compiler vectorises) and
+gives the same sums with no lookup: it has the same loop order and
 reads ``T[j, cell]`` as ``T[j, 0] + sum_{y=1}^{cell} (T[j, y] - T[j, y-1])``,
 where ``cell >= y`` exactly when the hash's 32-bit word is at least
 ``ceil(y 2**32 / d')`` (:func:`cell_thresholds`): ``d' - 1`` compares per pair
@@ -24,14 +31,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["tally_into", "support_from_tally", "support_serial", "support_by_thresholds", "cell_thresholds",
-           "THRESHOLD_D_PRIME", "THRESHOLD_BLOCK"]
+__all__ = ["tally_into", "support_by_lookup", "support_serial", "support_by_thresholds", "cell_thresholds",
+           "THRESHOLD_D_PRIME", "THRESHOLD_BLOCK", "LOOKUP_BLOCK", "LOOKUP_GROUP"]
 
-#: largest ``d'`` for which :func:`support_by_thresholds` beats the lookup kernels (measured:
-#: ``benchmarks/bench_flh_attack_runs.py``; 0.2 ns per pair at ``d' = 3``, 0.36 at 9, 0.55 at 14, the lookups 0.62)
+#: largest ``d'`` for which :func:`support_by_thresholds` beats the lookup kernels (``h = 4096``, 65,536 of PEM's
+#: candidates, ``benchmarks/bench_flh_lookup.py --switch``: 0.32-0.39 ns per pair at ``d' = 8``, 0.47 at 12,
+#: 0.52-0.54 at 14; :func:`support_by_lookup` 0.46-0.53 for every ``d'`` from 8 to 14)
 THRESHOLD_D_PRIME = 12
 #: candidates per block of :func:`support_by_thresholds` (their words and sums stay in the L1 cache)
 THRESHOLD_BLOCK = 1024
+#: candidates per block of :func:`support_by_lookup` (their chunks, sums and cells stay in the L1 cache;
+#: measured on this machine: 128 to 1024 within the noise)
+LOOKUP_BLOCK = 512
+#: pool members per pass of :func:`support_by_lookup` over a block: each candidate's sum is read and written
+#: once per group (measured on this machine: 3 as fast, 2 about 5% slower, 8 about 25% slower)
+LOOKUP_GROUP = 4
 
 
 def cell_thresholds(dp: int) -> np.ndarray:
@@ -161,28 +175,114 @@ def _part_general(flat, B, A, cands, dp, c_lo, c_hi, out):  # pragma: no cover -
             out[ci + 3] = s3
 
 
+@njit(inline="always", cache=True)
+def _words(B, A, X, j, lo, hi, words):  # pragma: no cover - compiled
+    """``words[i] = b_j + sum_c a_{c,j} X[c, lo + i]`` (mod ``2**64``): pool member ``j``'s hash words, any ``C``."""
+    L = hi - lo
+    b = B[j]
+    a0 = A[0, j]
+    X0 = X[0, lo:hi]
+    for i in range(L):
+        words[i] = b + a0 * X0[i]
+    for c in range(1, X.shape[0]):
+        a = A[c, j]
+        Xc = X[c, lo:hi]
+        for i in range(L):
+            words[i] += a * Xc[i]
+
+
+@njit(inline="always", cache=True)
+def _member_cells(B, A, X, j, dpu, lo, hi, shared, dst, words):  # pragma: no cover - compiled
+    """``dst[i] = j d' + H_j(c)`` for the candidates ``c`` of ``lo:hi``: where ``T[j, H_j(c)]`` sits in ``flat``.
+
+    ``X``: the candidates' chunks (``C`` rows); ``shared``: whether they all have the first chunk of
+    candidate ``lo`` (then, for ``C = 2``, ``b + a_0 x_0`` is computed once: PEM's and TreeHist's
+    candidates are runs of values with a common prefix); ``dst``: ``uint32`` (the tally has at most
+    ``2**24`` cells); ``words``: ``uint64`` scratch of ``hi - lo`` entries, used when ``C > 2``.  The loops
+    over the candidates have no dependence between iterations, so the compiler vectorises the hash (one
+    loop for ``C <= 2``).
+    """
+    L = hi - lo
+    C = X.shape[0]
+    b = B[j]
+    a0 = A[0, j]
+    a1 = A[1, j] if C > 1 else np.uint64(0)
+    X0 = X[0, lo:hi]
+    X1 = X[1 if C > 1 else 0, lo:hi]
+    off = np.uint64(j) * dpu
+    if C == 1:
+        for i in range(L):
+            dst[i] = np.uint32(off + _cell(b + a0 * X0[i], dpu))
+    elif C == 2 and shared:
+        b0 = b + a0 * X0[0]  # the same for every candidate (mod 2**64 sums: the same words)
+        for i in range(L):
+            dst[i] = np.uint32(off + _cell(b0 + a1 * X1[i], dpu))
+    elif C == 2:
+        for i in range(L):
+            dst[i] = np.uint32(off + _cell(b + a0 * X0[i] + a1 * X1[i], dpu))
+    else:
+        _words(B, A, X, j, lo, hi, words)
+        for i in range(L):
+            dst[i] = np.uint32(off + _cell(words[i], dpu))
+
+
+@njit(cache=True)
+def _block_lookup(flat, B, A, X, dp, lo, hi, out):  # pragma: no cover - compiled
+    """``out[lo:hi] = sum_j T[j, H_j(c)]``, pool members outside, :data:`LOOKUP_GROUP` at a time.
+
+    For each group of members: their cells' indices for the whole block (vectorised), then one pass
+    adding the group's lookups to each candidate's sum.  The group's rows of the tally stay in the cache
+    while the block is served.
+    """
+    h = B.shape[0]
+    L = hi - lo
+    dpu = np.uint64(np.uint32(dp))
+    cells = np.empty((LOOKUP_GROUP, L), dtype=np.uint32)
+    words = np.empty(L if X.shape[0] > 2 else 0, dtype=np.uint64)
+    acc = np.zeros(L, dtype=np.int64)
+    first = X[0, lo:hi]
+    shared = True
+    for i in range(L):
+        shared = shared and first[i] == first[0]
+    j0 = 0
+    while j0 + LOOKUP_GROUP <= h:
+        for g in range(LOOKUP_GROUP):
+            _member_cells(B, A, X, j0 + g, dpu, lo, hi, shared, cells[g], words)
+        for i in range(L):
+            s = np.int64(flat[cells[0, i]])
+            for g in range(1, LOOKUP_GROUP):
+                s += flat[cells[g, i]]
+            acc[i] += s
+        j0 += LOOKUP_GROUP
+    for j in range(j0, h):  # the last h mod LOOKUP_GROUP members, one at a time
+        _member_cells(B, A, X, j, dpu, lo, hi, shared, cells[0], words)
+        for i in range(L):
+            acc[i] += flat[cells[0, i]]
+    for i in range(L):
+        out[lo + i] = acc[i]
+
+
 @njit(parallel=True, cache=True)
-def support_from_tally(flat, B, A, cands, dp, parts):  # pragma: no cover - compiled
-    """``out[c] = sum_j T[j, H_j(c)]`` with ``T`` flattened (``T[j, x] = flat[j d' + x]``)."""
-    nc = cands.shape[1]
-    C = cands.shape[0]
+def support_by_lookup(flat, B, A, X, dp, block):  # pragma: no cover - compiled
+    """``out[c] = sum_j T[j, H_j(c)]`` with ``T`` flattened (``T[j, x] = flat[j d' + x]``), pool members outside.
+
+    ``flat``: the tally, ``int32`` or ``int64`` (sums are ``int64``), at most ``2**24`` cells; ``B``, ``A``:
+    the pool's coefficients (:func:`ldp.oracles.hashing.expand_coefficients`); ``X``: the candidates' 32-bit
+    chunks, ``uint32`` ``(C, nc)``.  Parallel over blocks of ``block`` candidates; counts are integers, so the
+    result does not depend on the split.
+    """
+    nc = X.shape[1]
     out = np.zeros(nc, dtype=np.int64)
-    per = (nc + parts - 1) // parts
-    per = ((per + 3) // 4) * 4
-    for t in prange(parts):
-        lo = t * per
-        hi = min(nc, lo + per)
-        if lo < hi:
-            if C <= 2:
-                _part_small(flat, B, A, cands, dp, lo, hi, out)
-            else:
-                _part_general(flat, B, A, cands, dp, lo, hi, out)
+    nb = (nc + block - 1) // block
+    for t in prange(nb):
+        lo = t * block
+        _block_lookup(flat, B, A, X, dp, lo, min(nc, lo + block), out)
     return out
 
 
 @njit(cache=True)
 def support_serial(flat, B, A, cands, dp):  # pragma: no cover - compiled
-    """:func:`support_from_tally` in the calling thread (small inputs: no thread-pool wake-up)."""
+    """``out[c] = sum_j T[j, H_j(c)]`` in the calling thread, tiles of 4 candidates (small inputs)."""
     out = np.zeros(cands.shape[1], dtype=np.int64)
     if cands.shape[0] <= 2:
         _part_small(flat, B, A, cands, dp, 0, cands.shape[1], out)
@@ -215,13 +315,7 @@ def _block_thresholds(flat, B, A, X, dp, thr, lo, hi, out, words, top):  # pragm
             for i in range(L):
                 top[i] = np.uint32((b + a0 * X0[i] + a1 * X1[i]) >> np.uint64(32))
         else:
-            for i in range(L):
-                words[i] = b + a0 * X0[i]
-            for c in range(1, C):
-                a = A[c, j]
-                Xc = X[c, lo:hi]
-                for i in range(L):
-                    words[i] += a * Xc[i]
+            _words(B, A, X, j, lo, hi, words)
             for i in range(L):
                 top[i] = np.uint32(words[i] >> np.uint64(32))
         off = j * dp
@@ -246,7 +340,7 @@ def _block_thresholds(flat, B, A, X, dp, thr, lo, hi, out, words, top):  # pragm
 
 @njit(parallel=True, cache=True)
 def support_by_thresholds(flat, B, A, X, dp, thr, block):  # pragma: no cover - compiled
-    """:func:`support_from_tally`'s sums by thresholds, for ``d' <= THRESHOLD_D_PRIME`` (module notes).
+    """:func:`support_by_lookup`'s sums by thresholds, for ``d' <= THRESHOLD_D_PRIME`` (module notes).
 
     ``flat``: the tally (``int32``, non-negative, total below ``2**31``, so every partial sum fits
     ``int32``); ``X``: the candidates' chunks, ``uint64`` ``(C, nc)``; ``thr``: :func:`cell_thresholds`.
