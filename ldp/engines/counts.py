@@ -7,10 +7,11 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
-from ..core import Dataset, Plan, Question, select_top
+from ..core import Dataset, ExtendCandidates, Plan, Question, select_top
 from ..values import as_values, match_sorted, value_keys
 from .base import Selection, SupportSource
 from .crafted import CraftedUsers
+from .extend_lookup import extension_counts
 from .groupcounts import GroupCounts
 from .sampling import iid_binomial_top
 from .tallies import AnswerTally, channel_tally, held_answers, segment_tally
@@ -171,17 +172,33 @@ class CountSupport(SupportSource):
     def _tally(self, q: Question) -> AnswerTally:
         return channel_tally(self.data, q) if q.channels else segment_tally(self.data, q.start, q.stop)
 
+    def _held_values(self, groups: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct-value positions the honest users of ``groups`` may hold and how many hold each.
+
+        Every user: all distinct values (increasing); one group: its sparse row (increasing);
+        several: their rows one after the other.
+        """
+        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
+            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
+            return np.arange(row.shape[0]), row
+        return self.counts.rows(groups)  # a part of the users: their groups' sparse rows
+
     def answer_counts(self, groups, q: Question):
         """Distinct answers held by the users of ``groups`` and how many hold each."""
         t = self._tally(q)
         groups = tuple(groups)
-        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
-            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
-            return held_answers(t, q, np.arange(row.shape[0]), row, ordered=t.starts is not None)
-        idx, cnt = self.counts.rows(groups)  # a part of the users: their groups' sparse rows
-        return held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
+        idx, cnt = self._held_values(groups)
+        ordered = len(groups) in (1, self.plan.n_groups) and t.starts is not None
+        return held_answers(t, q, idx, cnt, ordered=ordered)
 
     def _candidate_counts(self, groups, q, cands):
+        """Positions in ``cands`` of the candidates the users of ``groups`` hold, increasing, and how many hold each."""
+        if isinstance(cands, ExtendCandidates) and q.is_prefix and not q.channels:
+            groups = tuple(groups)
+            if len(groups) in (1, self.plan.n_groups):  # sorted answers: one merge (TreeHist's and PEM's levels)
+                idx, cnt = self._held_values(groups)
+                if idx.shape[0]:
+                    return extension_counts(self._tally(q), idx, cnt, cands)
         ans, cnt = self.answer_counts(groups, q)
         idx = cands.index_of(ans)
         ok = idx >= 0
