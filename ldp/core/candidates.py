@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..values import concat, extend, match_sorted, prefix, sort_unique
+from ..values import concat, extend, match_sorted, n_words, prefix, sort_unique
 
 __all__ = ["Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts"]
 
@@ -125,8 +125,26 @@ def join_parts(parts: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray
     numpy.ndarray
         Canonical ``sum(widths)``-bit values (empty parts give an empty array of that width).
     """
+    total = sum(int(w) for w in widths)
+    if n_words(total) > 1 and all(p.ndim == 1 for p in parts):  # one-word parts (fragments, blocks) into words
+        return _join_words(parts, [int(w) for w in widths], total)
     vals, bits = parts[0], int(widths[0])
     for part, w in zip(parts[1:], widths[1:]):
         vals = concat(vals, bits, part, int(w))
         bits += int(w)
     return vals
+
+
+def _join_words(parts: Sequence[np.ndarray], widths: list[int], total: int) -> np.ndarray:
+    """:func:`join_parts` of one-word parts into ``total``-bit values of several words, each part OR-ed in place."""
+    W = n_words(total)
+    out = np.zeros((parts[0].shape[0], W), dtype=np.uint64)
+    shift = total
+    for part, w in zip(parts, widths):
+        part = np.asarray(part, dtype=np.uint64)  # canonical values: any integer dtype, as concat stores them
+        shift -= w  # the part's bits are [shift, shift + w) of the integer
+        word, bit = divmod(shift, 64)  # word counted from the least significant
+        out[:, W - 1 - word] |= part << np.uint64(bit)
+        if bit + w > 64:  # the part runs into the next more significant word
+            out[:, W - 2 - word] |= part >> np.uint64(64 - bit)
+    return out

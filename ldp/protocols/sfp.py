@@ -171,17 +171,19 @@ class SFP(TwoPhaseProtocol):
             size = int(np.prod([len(x) for x in lists]))
             if size > budget:
                 break
-            index = np.arange(size)  # every combination, the last position varying fastest (any number of positions)
-            for l in range(P - 1, -1, -1):
-                index, pick = np.divmod(index, len(lists[l]))
-                cols[l].append(lists[l][pick])
+            # every combination, the last position varying fastest (any number of positions): position l's
+            # fragment repeats once per combination of the later positions, that run once per earlier one
+            inner = size
+            for l in range(P):
+                inner //= len(lists[l])
+                cols[l].append(np.tile(np.repeat(lists[l], inner), size // (inner * len(lists[l]))))
             owners.append(np.full(size, h, dtype=np.uint64))
             budget -= size
             if budget <= 0:
                 break
         if not owners:
             return None, None
-        vals = join_parts([np.concatenate(c).astype(np.uint64) for c in cols], widths)
+        vals = join_parts([np.concatenate(c).astype(np.uint64, copy=False) for c in cols], widths)
         return vals, np.concatenate(owners)
 
     def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
