@@ -195,7 +195,7 @@ class CountSupport(SupportSource):
         """Positions in ``cands`` of the candidates the users of ``groups`` hold, increasing, and how many hold each."""
         if isinstance(cands, ExtendCandidates) and q.is_prefix and not q.channels:
             groups = tuple(groups)
-            if len(groups) in (1, self.plan.n_groups):  # sorted answers: one merge (TreeHist's and PEM's levels)
+            if len(groups) in (1, self.plan.n_groups):  # sorted answers: bisection per kept parent (TreeHist, PEM)
                 idx, cnt = self._held_values(groups)
                 if idx.shape[0]:
                     return extension_counts(self._tally(q), idx, cnt, cands)
