@@ -74,6 +74,7 @@ __all__ = [
     "reduce_to_range",
     "bin_interval",
     "hash_values",
+    "hash_values_one_seed",
 ]
 
 #: splitmix64's increment (the odd integer closest to 2**64 / golden ratio)
@@ -185,3 +186,34 @@ def hash_values(seeds: np.ndarray, values, m: int, d_prime: int) -> np.ndarray:
     chunks = to_chunks32(vals, m)
     assert chunks.shape[1] == n_chunks(m)
     return reduce_to_range(hash_u32(seeds, chunks), d_prime)
+
+
+def hash_values_one_seed(seed: int, values, m: int, d_prime: int) -> np.ndarray:
+    """``H_seed(v)`` in ``[d']`` for every value under one seed: :func:`hash_values` with its seeds all ``seed``.
+
+    The coefficients are expanded once rather than once per value (the public hashes of MCM's channels
+    and SFP's puzzle pieces); the sum is the same modulo ``2**64``, so the result is identical.
+
+    Parameters
+    ----------
+    seed : int
+        The hash function's seed, in ``[0, 2**64)``.
+    values : array_like
+        Values in the canonical ``m``-bit representation.
+    m : int
+        Bit width of the values.
+    d_prime : int
+        Size of the hash range.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64`` array with entries in ``[0, d')``.
+    """
+    vals = as_values(values, m, name="values", allow_empty=True)
+    chunks = to_chunks32(vals, m)
+    b, a = expand_coefficients(np.array([seed], dtype=np.uint64), chunks.shape[1])
+    acc = np.full(vals.shape[0], b[0], dtype=np.uint64)
+    for i in range(chunks.shape[1]):
+        acc += a[i, 0] * chunks[:, i].astype(np.uint64)  # wraps mod 2**64, as hash_u32
+    return reduce_to_range(acc >> _S32, d_prime)
