@@ -194,21 +194,8 @@ def hash_values_one_seed(seed: int, values, m: int, d_prime: int) -> np.ndarray:
     The coefficients are expanded once rather than once per value (the public hashes of MCM's channels
     and SFP's puzzle pieces); the sum is the same modulo ``2**64``, so the result is identical.
 
-    Parameters
-    ----------
-    seed : int
-        The hash function's seed, in ``[0, 2**64)``.
-    values : array_like
-        Values in the canonical ``m``-bit representation.
-    m : int
-        Bit width of the values.
-    d_prime : int
-        Size of the hash range.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``uint64`` array with entries in ``[0, d')``.
+    ``seed`` is an int in ``[0, 2**64)``; ``values``, ``m`` and ``d_prime`` and the result are
+    :func:`hash_values`'s.
     """
     vals = as_values(values, m, name="values", allow_empty=True)
     chunks = to_chunks32(vals, m)
