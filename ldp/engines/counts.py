@@ -5,6 +5,7 @@ import hashlib
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 from scipy import stats
 
 from ..core import Dataset, ExtendCandidates, Plan, Question, select_top
@@ -494,16 +495,33 @@ def unheld_positions(nz_idx: np.ndarray, bsize: int, nb: int, blocks: np.ndarray
     if blocks.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     ordinal = np.concatenate(ordinals).astype(np.int64, copy=False)
-    blk = np.repeat(blocks, counts)
-    nz_blk = nz_idx // bsize
-    blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))
-    rank = np.arange(nz_idx.shape[0]) - blk_start[nz_blk]  # rank of each held candidate in its block
-    # unheld candidates before each held one (non-decreasing within a block, below bsize), made
-    # increasing across blocks by the block's offset: a held candidate is at or below ordinal o of
-    # its block when its key is at most the key of o
-    key = nz_blk * (bsize + 1) + (nz_idx - nz_blk * bsize - rank)
-    below = np.searchsorted(key, blk * (bsize + 1) + ordinal, side="right") - blk_start[blk]
-    return blk * bsize + ordinal + below
+    return _unheld(np.asarray(nz_idx, dtype=np.int64), int(bsize), np.asarray(blocks, dtype=np.int64),
+                   np.asarray(counts, dtype=np.int64), ordinal)
+
+
+@njit(cache=True)
+def _unheld(nz_idx, bsize, blocks, counts, ordinal):  # pragma: no cover - compiled
+    # The held candidates of block b are a run of nz_idx (bisection); the t-th of them (from 0) has
+    # nz_idx - b * bsize - t unheld candidates before it, non-decreasing in t: those at or below
+    # ordinal o (bisection again) are the held candidates at or below the o-th unheld one.
+    out = np.empty(ordinal.shape[0], dtype=np.int64)
+    k = 0
+    for i in range(blocks.shape[0]):
+        base = blocks[i] * bsize
+        lo = np.searchsorted(nz_idx, base)
+        hi = np.searchsorted(nz_idx, base + bsize)
+        for _ in range(counts[i]):
+            o = ordinal[k]
+            a, b = lo, hi  # the first held candidate with more than o unheld ones before it
+            while a < b:
+                mid = (a + b) // 2
+                if nz_idx[mid] - base - (mid - lo) <= o:
+                    a = mid + 1
+                else:
+                    b = mid
+            out[k] = base + o + (a - lo)
+            k += 1
+    return out
 
 
 def _same(a: float, b: float) -> bool:
