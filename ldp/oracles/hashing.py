@@ -63,6 +63,7 @@ generators", OOPSLA 2014 (splitmix64).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..values import as_values, n_chunks, to_chunks32
 
@@ -198,9 +199,24 @@ def hash_values_one_seed(seed: int, values, m: int, d_prime: int) -> np.ndarray:
     :func:`hash_values`'s.
     """
     vals = as_values(values, m, name="values", allow_empty=True)
-    chunks = to_chunks32(vals, m)
-    b, a = expand_coefficients(np.array([seed], dtype=np.uint64), chunks.shape[1])
-    acc = np.full(vals.shape[0], b[0], dtype=np.uint64)
-    for i in range(chunks.shape[1]):
-        acc += a[i, 0] * chunks[:, i].astype(np.uint64)  # wraps mod 2**64, as hash_u32
-    return reduce_to_range(acc >> _S32, d_prime)
+    b, a = expand_coefficients(np.array([seed], dtype=np.uint64), n_chunks(m))
+    words = vals if vals.ndim == 2 else vals.reshape(-1, 1)
+    return reduce_to_range(_hash_words(np.ascontiguousarray(words), b[0], np.ascontiguousarray(a[:, 0])), d_prime)
+
+
+@njit(cache=True)
+def _hash_words(words, b, a):  # pragma: no cover - compiled
+    # hash_u32 of every row of big-endian words under one seed's coefficients: chunk c of to_chunks32
+    # (from the left) is the half k = C - 1 - c (from the right) of word W - 1 - k // 2
+    n, W = words.shape
+    C = a.shape[0]
+    mask = np.uint64(0xFFFFFFFF)
+    out = np.empty(n, dtype=np.uint64)
+    for r in range(n):
+        acc = b
+        for c in range(C):
+            k = C - 1 - c
+            x = (words[r, W - 1 - k // 2] >> np.uint64(32 * (k % 2))) & mask
+            acc += a[c] * x  # wraps mod 2**64
+        out[r] = acc >> np.uint64(32)
+    return out
