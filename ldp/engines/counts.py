@@ -8,12 +8,12 @@ import numpy as np
 from numba import njit
 from scipy import stats
 
-from ..core import Dataset, ExtendCandidates, Plan, Question, select_top
+from ..core import Dataset, ExplicitCandidates, ExtendCandidates, Plan, Question, select_top
 from ..values import as_values, match_sorted, value_keys
 from .base import Selection, SupportSource
 from .crafted import CraftedUsers
-from .extend_lookup import extension_counts
 from .groupcounts import GroupCounts
+from .prefix_lookup import explicit_counts, extension_counts
 from .sampling import iid_binomial_top
 from .tallies import AnswerTally, channel_tally, held_answers, segment_tally
 
@@ -194,12 +194,14 @@ class CountSupport(SupportSource):
 
     def _candidate_counts(self, groups, q, cands):
         """Positions in ``cands`` of the candidates the users of ``groups`` hold, increasing, and how many hold each."""
-        if isinstance(cands, ExtendCandidates) and q.is_prefix and not q.channels:
+        if isinstance(cands, (ExtendCandidates, ExplicitCandidates)) and q.is_prefix:
             groups = tuple(groups)
-            if len(groups) in (1, self.plan.n_groups):  # sorted answers: bisection per kept parent (TreeHist, PEM)
+            if len(groups) in (1, self.plan.n_groups):  # sorted answers: bisection from the candidates' side
                 idx, cnt = self._held_values(groups)
-                if idx.shape[0]:
+                if isinstance(cands, ExtendCandidates) and idx.shape[0]:  # TreeHist's and PEM's levels
                     return extension_counts(self._tally(q), idx, cnt, cands)
+                if isinstance(cands, ExplicitCandidates) and idx.shape[0] and cands.size <= idx.shape[0]:
+                    return explicit_counts(self._tally(q), idx, cnt, cands)  # final steps: few candidates
         ans, cnt = self.answer_counts(groups, q)
         idx = cands.index_of(ans)
         ok = idx >= 0

@@ -1,26 +1,32 @@
-"""Where one group's held answers to a prefix question fall in an extension candidate set, in one pass.
+"""Where one group's held answers to a prefix question fall in a candidate set, without listing the answers.
 
-TreeHist's and PEM's levels query :class:`ldp.core.ExtendCandidates` (kept parents, each extended by
-``eta`` bits) with a prefix question.  The count engine needs, for the candidates some user holds,
-their positions in the set and how many hold each.  A prefix question's tally
-(:func:`ldp.engines.tallies.segment_tally`) lists the distinct answers sorted, and the distinct values of
-one group's row come sorted too, so the answers held come out sorted, their parents (the answer
-shifted right by ``eta`` bits) non-decreasing, and their positions increasing.  For each kept parent
-(few: TreeHist keeps about ``k`` per level) the answers extending it are one run of the sorted
-answers and the values holding them one run of the row, both found by bisection: the cost is that of
-the candidates held, not of the row, and none of the per-level arrays of answers, parent words and
-sort keys that the general path (:func:`ldp.engines.tallies.held_answers`, then
-:meth:`ldp.core.ExtendCandidates.index_of`) builds is made.  The result is the same, entry for entry.
+A prefix question's tally (:func:`ldp.engines.tallies.segment_tally`) lists the distinct answers sorted,
+and the distinct values of one group's row (or of every user) come sorted too, so the answers held
+come out sorted and the distinct values sharing an answer are one run of them.  The count engine
+needs, for the candidates some user holds, their positions in the set and how many hold each; the
+general path (:func:`ldp.engines.tallies.held_answers`, then the set's ``index_of``) lists every
+answer held (as many as the row's distinct values) and looks each up.  When the candidates are few
+the look-up can go the other way, at the cost of the candidates rather than of the row:
+
+* :func:`extension_counts` -- :class:`ldp.core.ExtendCandidates` (TreeHist's and PEM's levels: kept
+  parents, each extended by ``eta`` bits): for each kept parent, the answers extending it are a run
+  of the sorted answers and the values holding them a run of the row, both found by bisection;
+* :func:`explicit_counts` -- :class:`ldp.core.ExplicitCandidates` (every protocol's final step): each
+  candidate's answer position by bisection in the sorted answers, its values' run in the row by two
+  more.
+
+The result is the general path's, entry for entry.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ..core import ExtendCandidates
+from ..core import ExplicitCandidates, ExtendCandidates
+from ..values import match_sorted
 from .tallies import AnswerTally
 
-__all__ = ["extension_counts"]
+__all__ = ["extension_counts", "explicit_counts"]
 
 
 def extension_counts(t: AnswerTally, idx: np.ndarray, cnt: np.ndarray,
@@ -52,6 +58,47 @@ def extension_counts(t: AnswerTally, idx: np.ndarray, cnt: np.ndarray,
     return _lookup(np.ascontiguousarray(idx), np.ascontiguousarray(cnt), t.inverse, unique,
                   np.ascontiguousarray(parents), cands.eta)
 
+
+
+def explicit_counts(t: AnswerTally, idx: np.ndarray, cnt: np.ndarray,
+                    cands: ExplicitCandidates) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``cands`` of the candidates held and how many hold each, by increasing position.
+
+    Parameters and returns as :func:`extension_counts`, for an explicit candidate list whose values
+    have the prefix question's width.
+    """
+    if t.starts is None or t.unique is None:
+        raise ValueError("explicit_counts needs the tally of a prefix question (sorted distinct answers)")
+    pos = match_sorted(t.unique, cands.values())  # each candidate's answer position, -1 when no value has it
+    found = np.flatnonzero(pos >= 0)
+    if found.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=cnt.dtype)
+    answer = pos[found]
+    first = t.starts[answer]  # the distinct values with the answer: [first, end)
+    nxt = answer + 1
+    end = np.where(nxt < t.starts.shape[0], t.starts[np.minimum(nxt, t.starts.shape[0] - 1)], t.inverse.shape[0])
+    lo = np.searchsorted(idx, first)
+    hi = np.searchsorted(idx, end)
+    return _run_sums(found, lo, hi, np.ascontiguousarray(cnt))
+
+
+@njit(cache=True)
+def _run_sums(found, lo, hi, cnt):  # pragma: no cover - compiled
+    # each candidate's count: cnt summed over its run [lo, hi) of the row, in order; kept when above 0
+    out_idx = np.empty(found.shape[0], dtype=np.int64)
+    out_cnt = np.empty(found.shape[0], dtype=cnt.dtype)
+    k = 0
+    for i in range(found.shape[0]):
+        if hi[i] <= lo[i]:
+            continue
+        total = cnt[lo[i]]
+        for j in range(lo[i] + 1, hi[i]):
+            total += cnt[j]
+        if total > 0:
+            out_idx[k] = found[i]
+            out_cnt[k] = total
+            k += 1
+    return out_idx[:k], out_cnt[:k]
 
 @njit(cache=True)
 def _parent_words(row, eta, out):  # pragma: no cover - compiled
