@@ -16,6 +16,13 @@ from ldp.engines.tallies import held_answers, segment_tally
 from ldp.values import prefix, sort_unique
 
 
+def _same(got, want):
+    assert got[0].dtype == np.int64 and got[1].dtype == want[1].dtype
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[0].shape[0] > 0
+
+
 def _general(t, q, idx, cnt, cands):
     ans, total = held_answers(t, q, idx, cnt, ordered=True)
     pos = cands.index_of(ans)
@@ -45,10 +52,7 @@ def test_extension_counts_equal_the_general_path(m, eta):
         for idx, cnt in ((every, data.distinct_counts), (row, rng.integers(0, 3, row.shape[0]))):
             got = extension_counts(t, idx, cnt, cands)
             want = _general(t, q, idx, cnt, cands)
-            assert got[0].dtype == np.int64 and got[1].dtype == want[1].dtype
-            np.testing.assert_array_equal(got[0], want[0])
-            np.testing.assert_array_equal(got[1], want[1])
-            assert got[0].shape[0] > 0
+            _same(got, want)
 
 
 def test_extension_counts_needs_a_prefix_tally():
@@ -57,15 +61,6 @@ def test_extension_counts_needs_a_prefix_tally():
     cands = ExtendCandidates(np.arange(4, dtype=np.uint64), 4, 8)
     with pytest.raises(ValueError, match="prefix question"):
         extension_counts(t, np.arange(100), np.ones(100, dtype=np.int64), cands)
-
-
-def _general_explicit(t, q, idx, cnt, cands):
-    ans, total = held_answers(t, q, idx, cnt, ordered=True)
-    pos = cands.index_of(ans)
-    ok = pos >= 0
-    pos, total = pos[ok], total[ok]
-    o = np.argsort(pos, kind="stable")
-    return pos[o], total[o]
 
 
 @pytest.mark.parametrize("m", [24, 64, 100, 160])
@@ -83,10 +78,7 @@ def test_explicit_counts_equal_the_general_path(m):
         row = np.sort(rng.choice(data.n_distinct, size=data.n_distinct // 3, replace=False))
         for idx, cnt in ((every, data.distinct_counts), (row, rng.integers(0, 3, row.shape[0]))):
             got = explicit_counts(t, idx, cnt, cands)
-            want = _general_explicit(t, q, idx, cnt, cands)
-            assert got[0].dtype == np.int64 and got[1].dtype == want[1].dtype
-            np.testing.assert_array_equal(got[0], want[0])
-            np.testing.assert_array_equal(got[1], want[1])
-            assert got[0].shape[0] > 0
+            want = _general(t, q, idx, cnt, cands)
+            _same(got, want)
     none = ExplicitCandidates(np.zeros(0, dtype=t.unique.dtype).reshape((0,) + t.unique.shape[1:]), m)
     assert explicit_counts(t, every, data.distinct_counts, none)[0].shape == (0,)
