@@ -4,7 +4,9 @@ Runs the count engine (``engine="counts"``) on the paths a speed-up of :mod:`ldp
 every protocol of chapter 08 (PEM, MCM, SPM, TreeHist with 1 and 8 bits per level, SFP with the count-mean
 and the Hadamard sketch) plus the strawman, on the synthetic (``n = 10**6`` and ``10**5``), URL and AOL data
 sets, at several epsilons, ``k``, seeds, in top-k and threshold mode, with ``final_fraction``, with the FLH
-oracle, and with crafted reports (:class:`ldp.attacks.Scenario`, the count engine's crafted-users path).
+oracle, chapter 08's tuned candidates not listed already (TreeHist with 2, 4 and 10 bits per level, SFP with
+4 and 6 hash bits, and all of them with partitioned users), and with crafted reports
+(:class:`ldp.attacks.Scenario`, the count engine's crafted-users path).
 For each run it keeps the release (heavy hitters, estimates, supports, group sizes), every round's kept
 candidates, supports, estimates and diagnostics, and the final states of the run's two random streams (so
 a changed random stream shows even when the release happens not to change).
@@ -22,6 +24,7 @@ import sys
 import time
 
 import numpy as np
+from bench_count_runs import tuned_not_listed
 
 from ldp import attacks, datasets
 from ldp.book.chapters.c08_after_pem import compute
@@ -46,7 +49,8 @@ def _specs() -> list[tuple[str, dict, str]]:
             ("SFP", {**q, "final_fraction": 0.1}, "SFP final 0.1"),
             ("TreeHist", {**q, "final_fraction": 0.1, "bits_per_level": 4}, "TreeHist 4 bits final 0.1"),
             ("TreeHist", {**q, "oracle": "FLH", "pool_size": 64}, "TreeHist FLH"),
-            ("PEM", {**q, "oracle": "FLH", "pool_size": 64}, "PEM FLH")]
+            ("PEM", {**q, "oracle": "FLH", "pool_size": 64}, "PEM FLH"),
+            *tuned_not_listed()]
 
 
 def _result(res, source) -> dict:

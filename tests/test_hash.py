@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from ldp.oracles import hashing
-from ldp.values import as_values, from_ints, n_chunks, to_chunks32
+from ldp.values import as_values, from_ints, n_chunks, to_chunks32, uniform
 
 ALPHA = 1e-6  # false-alarm rate of each chi-square test
 Z = 5.0  # sigmas for binomial proportions (two-sided false alarm ~5.7e-7)
@@ -199,3 +199,15 @@ def test_hash_values_rejects_mismatched_seeds():
         hashing.hash_values(np.zeros(3, dtype=np.uint64), np.arange(4, dtype=np.uint64), 16, 5)
     with pytest.raises(ValueError, match="values"):
         hashing.hash_values(np.zeros(1, dtype=np.uint64), np.array([1 << 16], dtype=np.uint64), 16, 5)
+
+
+@pytest.mark.parametrize("m", [8, 48, 64, 65, 100, 160])
+@pytest.mark.parametrize("d_prime", [2, 16, 1000])
+def test_hash_values_one_seed_is_hash_values_with_equal_seeds(m, d_prime):
+    rng = np.random.default_rng(m + d_prime)
+    values = uniform(3_000, m, rng=rng)
+    for seed in (0, 12345, 2**64 - 1, int(rng.integers(0, 2**63))):
+        want = hashing.hash_values(np.full(values.shape[0], seed, dtype=np.uint64), values, m, d_prime)
+        got = hashing.hash_values_one_seed(seed, values, m, d_prime)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

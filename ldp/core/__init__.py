@@ -17,7 +17,14 @@
 * :mod:`~ldp.core.dataset` -- :class:`Dataset`, users' values with their true
   tally and ranking (the one tally type: the count engine counts it).
 """
-from .candidates import Candidates, ExplicitCandidates, ExtendCandidates, RangeCandidates, join_parts
+from .candidates import (
+    Candidates,
+    ExplicitCandidates,
+    ExtendCandidates,
+    RangeCandidates,
+    join_parts,
+    join_products,
+)
 from .dataset import Dataset
 from .oracle_specs import ORACLES, check_oracle, check_pool_size, oracle_for, report_epsilon_limit
 from .protocol_reports import ProtocolReports
@@ -42,6 +49,6 @@ from .selection import scaled_estimate, select_top, support_threshold
 __all__ = ["Question", "Plan", "PlanError", "ASSIGNMENT", "MAX_USERS", "MAX_GROUPS", "MAX_PLAN_BYTES",
            "make_question", "group_sizes", "assign_groups", "segment", "channel_hash",
            "ORACLES", "check_oracle", "check_pool_size", "oracle_for", "report_epsilon_limit",
-           "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts",
+           "Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts", "join_products",
            "select_top", "scaled_estimate", "support_threshold",
            "RoundInfo", "HeavyHitterResult", "ProtocolReports", "StoredReports", "open_store", "Dataset"]

@@ -11,7 +11,8 @@ given answers (``index_of``, ``-1`` when absent).
 * :class:`ExplicitCandidates` -- an explicit list (the final step's candidates).
 
 :func:`join_parts` builds whole values from the parts found per segment
-(the strawman's product, SPM's cliques, MCM's channels, SFP's puzzles).
+(the strawman's product, SPM's cliques, MCM's channels, SFP's puzzles);
+:func:`join_products` every combination of lists of one-word parts (SFP's puzzles).
 """
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
-from ..values import concat, extend, match_sorted, prefix, sort_unique
+from ..values import concat, extend, match_sorted, n_words, prefix, sort_unique
 
-__all__ = ["Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts"]
+__all__ = ["Candidates", "RangeCandidates", "ExtendCandidates", "ExplicitCandidates", "join_parts", "join_products"]
 
 
 class Candidates(ABC):
@@ -125,8 +127,115 @@ def join_parts(parts: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray
     numpy.ndarray
         Canonical ``sum(widths)``-bit values (empty parts give an empty array of that width).
     """
+    total = sum(int(w) for w in widths)
+    if n_words(total) > 1 and all(p.ndim == 1 for p in parts):  # one-word parts (fragments, blocks) into words
+        return _join_words(parts, [int(w) for w in widths], total)
     vals, bits = parts[0], int(widths[0])
     for part, w in zip(parts[1:], widths[1:]):
         vals = concat(vals, bits, part, int(w))
         bits += int(w)
     return vals
+
+
+def _join_words(parts: Sequence[np.ndarray], widths: list[int], total: int) -> np.ndarray:
+    """:func:`join_parts` of one-word parts into ``total``-bit values of several words, each part OR-ed in place."""
+    W = n_words(total)
+    out = np.zeros((parts[0].shape[0], W), dtype=np.uint64)
+    shift = total
+    for part, w in zip(parts, widths):
+        part = np.asarray(part, dtype=np.uint64)  # canonical values: any integer dtype, as concat stores them
+        shift -= w  # the part's bits are [shift, shift + w) of the integer
+        word, bit = divmod(shift, 64)  # word counted from the least significant
+        out[:, W - 1 - word] |= part << np.uint64(bit)
+        if bit + w > 64:  # the part runs into the next more significant word
+            out[:, W - 2 - word] |= part >> np.uint64(64 - bit)
+    return out
+
+
+def join_products(groups: Sequence[Sequence[np.ndarray]], widths: Sequence[int]) -> np.ndarray:
+    """Every combination of one part per position, joined into whole values, group after group.
+
+    For each group (a list of one array of parts per position), its combinations in the order of
+    ``itertools.product`` (the last position varying fastest), each joined as :func:`join_parts`
+    joins them: ``join_parts`` of the product's columns, concatenated over the groups, built in one
+    compiled pass without the columns.
+
+    Parameters
+    ----------
+    groups : sequence of sequence of numpy.ndarray
+        Per group, per position, the candidate parts (canonical values of ``widths[l]`` bits,
+        ``widths[l] <= 64``), each list non-empty.
+    widths : sequence of int
+        Bits of each position's parts.
+
+    Returns
+    -------
+    numpy.ndarray
+        Canonical ``sum(widths)``-bit values, ``sum over groups of prod(len(list))`` of them.
+    """
+    widths = [int(w) for w in widths]
+    if any(not 1 <= w <= 64 for w in widths):
+        raise ValueError(f"join_products joins parts of 1 to 64 bits, got widths {widths}")
+    total = sum(widths)
+    W = n_words(total)
+    P = len(widths)
+    lens = np.array([[len(part) for part in g] for g in groups], dtype=np.int64).reshape(-1, P)
+    if (lens < 1).any():
+        raise ValueError("join_products needs at least one part per position")
+    flat = [np.asarray(part, dtype=np.uint64).reshape(-1) for g in groups for part in g]
+    parts = np.concatenate(flat) if flat else np.zeros(0, dtype=np.uint64)
+    shifts = total - np.cumsum(widths)  # position l's bits are [shifts[l], shifts[l] + widths[l]) of the integer
+    out = _products(parts, lens, shifts.astype(np.int64), np.array(widths, dtype=np.int64), W)
+    return out[:, 0].copy() if W == 1 else out
+
+
+@njit(cache=True)
+def _place(acc, x, shift, width, W):  # pragma: no cover - compiled
+    # OR the part x (width bits) into the big-endian words acc at bit shift of the integer
+    word = shift // 64
+    bit = shift % 64
+    acc[W - 1 - word] |= x << np.uint64(bit)
+    if bit + width > 64:
+        acc[W - 2 - word] |= x >> np.uint64(64 - bit)
+
+
+@njit(cache=True)
+def _products(parts, lens, shifts, widths, W):  # pragma: no cover - compiled
+    G, P = lens.shape
+    total = 0
+    for g in range(G):
+        size = 1
+        for l in range(P):
+            size *= lens[g, l]
+        total += size
+    out = np.empty((total, W), dtype=np.uint64)
+    acc = np.zeros((P + 1, W), dtype=np.uint64)  # acc[l + 1]: the words of positions 0 .. l as the counter stands
+    ctr = np.zeros(P, dtype=np.int64)
+    start = np.zeros(P, dtype=np.int64)
+    r = 0
+    base = 0
+    for g in range(G):
+        for l in range(P):
+            start[l] = base
+            base += lens[g, l]
+            ctr[l] = 0
+        first = 0  # positions from first on need their words again
+        while True:
+            for l in range(first, P):
+                for w in range(W):
+                    acc[l + 1, w] = acc[l, w]
+                _place(acc[l + 1], parts[start[l] + ctr[l]], shifts[l], widths[l], W)
+            for w in range(W):
+                out[r, w] = acc[P, w]
+            r += 1
+            l = P - 1  # the counter's next state: the last position fastest
+            while l >= 0:
+                ctr[l] += 1
+                if ctr[l] < lens[g, l]:
+                    break
+                ctr[l] = 0
+                l -= 1
+            if l < 0:
+                break
+            first = l
+    return out

@@ -82,8 +82,7 @@ def channel_hash(values: np.ndarray, m: int, channels: int, seed: int) -> np.nda
     n = values.shape[0]
     if channels == 1:
         return np.zeros(n, dtype=np.uint64)
-    seeds = np.full(n, np.uint64(seed), dtype=np.uint64)
-    return hashing.hash_values(seeds, values, m, channels)
+    return hashing.hash_values_one_seed(seed, values, m, channels)
 
 
 # ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ Modules: :mod:`~ldp.engines.base` (the :class:`SupportSource` interface),
 (:class:`StreamSupport`), :mod:`~ldp.engines.cluster` (:class:`DaskSupport`),
 :mod:`~ldp.engines.counts` (:class:`CountSupport`, :func:`prepare`),
 :mod:`~ldp.engines.groupcounts` (each group's true counts, as sparse rows),
+:mod:`~ldp.engines.prefix_lookup` (a prefix question's held candidates found from the candidates' side),
 :mod:`~ldp.engines.sampling` (the sparse exact binomial draws), :mod:`~ldp.engines.crafted`
 (:class:`CraftedUsers`: users whose reports are crafted, for the attacks of :mod:`ldp.attacks`).
 

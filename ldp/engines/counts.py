@@ -5,13 +5,15 @@ import hashlib
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 from scipy import stats
 
-from ..core import Dataset, Plan, Question, select_top
+from ..core import Dataset, ExplicitCandidates, ExtendCandidates, Plan, Question, select_top
 from ..values import as_values, match_sorted, value_keys
 from .base import Selection, SupportSource
 from .crafted import CraftedUsers
 from .groupcounts import GroupCounts
+from .prefix_lookup import explicit_counts, extension_counts
 from .sampling import iid_binomial_top
 from .tallies import AnswerTally, channel_tally, held_answers, segment_tally
 
@@ -171,17 +173,35 @@ class CountSupport(SupportSource):
     def _tally(self, q: Question) -> AnswerTally:
         return channel_tally(self.data, q) if q.channels else segment_tally(self.data, q.start, q.stop)
 
+    def _held_values(self, groups: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct-value positions the honest users of ``groups`` may hold and how many hold each.
+
+        Every user: all distinct values (increasing); one group: its sparse row (increasing);
+        several: their rows one after the other.
+        """
+        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
+            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
+            return np.arange(row.shape[0]), row
+        return self.counts.rows(groups)  # a part of the users: their groups' sparse rows
+
     def answer_counts(self, groups, q: Question):
         """Distinct answers held by the users of ``groups`` and how many hold each."""
         t = self._tally(q)
         groups = tuple(groups)
-        if len(groups) == self.plan.n_groups:  # every user: the data set's own counts (less the crafted users)
-            row = self.data.distinct_counts if self._honest_total is None else self._honest_total
-            return held_answers(t, q, np.arange(row.shape[0]), row, ordered=t.starts is not None)
-        idx, cnt = self.counts.rows(groups)  # a part of the users: their groups' sparse rows
-        return held_answers(t, q, idx, cnt, ordered=len(groups) == 1 and t.starts is not None)
+        idx, cnt = self._held_values(groups)
+        ordered = len(groups) in (1, self.plan.n_groups) and t.starts is not None
+        return held_answers(t, q, idx, cnt, ordered=ordered)
 
     def _candidate_counts(self, groups, q, cands):
+        """Positions in ``cands`` of the candidates the users of ``groups`` hold, increasing, and how many hold each."""
+        if isinstance(cands, (ExtendCandidates, ExplicitCandidates)) and q.is_prefix:
+            groups = tuple(groups)
+            if len(groups) in (1, self.plan.n_groups):  # sorted answers: bisection from the candidates' side
+                idx, cnt = self._held_values(groups)
+                if isinstance(cands, ExtendCandidates) and idx.shape[0]:  # TreeHist's and PEM's levels
+                    return extension_counts(self._tally(q), idx, cnt, cands)
+                if isinstance(cands, ExplicitCandidates) and idx.shape[0] and cands.size <= idx.shape[0]:
+                    return explicit_counts(self._tally(q), idx, cnt, cands)  # final steps: few candidates
         ans, cnt = self.answer_counts(groups, q)
         idx = cands.index_of(ans)
         ok = idx >= 0
@@ -477,16 +497,33 @@ def unheld_positions(nz_idx: np.ndarray, bsize: int, nb: int, blocks: np.ndarray
     if blocks.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     ordinal = np.concatenate(ordinals).astype(np.int64, copy=False)
-    blk = np.repeat(blocks, counts)
-    nz_blk = nz_idx // bsize
-    blk_start = np.searchsorted(nz_blk, np.arange(nb + 1))
-    rank = np.arange(nz_idx.shape[0]) - blk_start[nz_blk]  # rank of each held candidate in its block
-    # unheld candidates before each held one (non-decreasing within a block, below bsize), made
-    # increasing across blocks by the block's offset: a held candidate is at or below ordinal o of
-    # its block when its key is at most the key of o
-    key = nz_blk * (bsize + 1) + (nz_idx - nz_blk * bsize - rank)
-    below = np.searchsorted(key, blk * (bsize + 1) + ordinal, side="right") - blk_start[blk]
-    return blk * bsize + ordinal + below
+    return _unheld(np.asarray(nz_idx, dtype=np.int64), int(bsize), np.asarray(blocks, dtype=np.int64),
+                   np.asarray(counts, dtype=np.int64), ordinal)
+
+
+@njit(cache=True)
+def _unheld(nz_idx, bsize, blocks, counts, ordinal):  # pragma: no cover - compiled
+    # The held candidates of block b are a run of nz_idx (bisection); the t-th of them (from 0) has
+    # nz_idx - b * bsize - t unheld candidates before it, non-decreasing in t: those at or below
+    # ordinal o (bisection again) are the held candidates at or below the o-th unheld one.
+    out = np.empty(ordinal.shape[0], dtype=np.int64)
+    k = 0
+    for i in range(blocks.shape[0]):
+        base = blocks[i] * bsize
+        lo = np.searchsorted(nz_idx, base)
+        hi = np.searchsorted(nz_idx, base + bsize)
+        for _ in range(counts[i]):
+            o = ordinal[k]
+            a, b = lo, hi  # the first held candidate with more than o unheld ones before it
+            while a < b:
+                mid = (a + b) // 2
+                if nz_idx[mid] - base - (mid - lo) <= o:
+                    a = mid + 1
+                else:
+                    b = mid
+            out[k] = base + o + (a - lo)
+            k += 1
+    return out
 
 
 def _same(a: float, b: float) -> bool:

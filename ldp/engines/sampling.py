@@ -204,21 +204,42 @@ def iid_binomial_top(N0: np.ndarray, n: int, q: float, K: int, *, rng: np.random
         active, new, pi = _next_bands(S, C, cur, R, got, int(K), need)
         if active.size == 0:
             break
-        c = cur[active]
         M = rng.binomial(R[active], pi)
-        if M.sum():
-            a = np.repeat(new, M)
-            b = np.repeat(c, M)
-            vals.append(band_values(S, C, a, b, rng=rng) + lo)
-            blks.append(np.repeat(active, M))
-        R[active] -= M
-        got[active] += M
-        cur[active] = new
-    if vals:
-        v = np.concatenate(vals)
-        bl = np.concatenate(blks)
-        order = np.argsort(bl, kind="stable")
-        v = v[order]
-    else:
-        v = np.zeros(0, dtype=np.int64)
+        drawn = int(M.sum())
+        u = rng.random(drawn) if drawn else _NO_UNIFORMS  # band_values' uniforms, the members drawn in the bands
+        x, bl = _take_bands(S, C, cur, R, got, active, new, M, u, drawn)
+        if drawn:
+            vals.append(x + lo)
+            blks.append(bl)
+    if not vals:
+        return got, np.zeros(0, dtype=np.int64)
+    v = np.concatenate(vals) if len(vals) > 1 else vals[0]
+    if B > 1:
+        bl = np.concatenate(blks) if len(blks) > 1 else blks[0]
+        v = v[np.argsort(bl, kind="stable")]
     return got, v
+
+
+_NO_UNIFORMS = np.zeros(0, dtype=np.float64)
+
+
+@njit(cache=True)
+def _take_bands(S, C, cur, R, got, active, new, M, u, drawn):  # pragma: no cover - compiled
+    # One step of iid_binomial_top after its binomial draw: M[j] members of block active[j] fall in
+    # [new[j], cur); their values by band_values' inverse cdf from the uniforms u (in block order),
+    # then the blocks' state moves down to the band's lower end.
+    a = np.empty(drawn, dtype=np.int64)
+    b = np.empty(drawn, dtype=np.int64)
+    blk = np.empty(drawn, dtype=np.int64)
+    k = 0
+    for j in range(active.shape[0]):
+        i = active[j]
+        for _ in range(M[j]):
+            a[k] = new[j]
+            b[k] = cur[i]
+            blk[k] = i
+            k += 1
+        R[i] -= M[j]
+        got[i] += M[j]
+        cur[i] = new[j]
+    return _band_from_uniforms(S, C, a, b, u), blk

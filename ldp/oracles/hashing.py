@@ -63,6 +63,7 @@ generators", OOPSLA 2014 (splitmix64).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..values import as_values, n_chunks, to_chunks32
 
@@ -74,6 +75,7 @@ __all__ = [
     "reduce_to_range",
     "bin_interval",
     "hash_values",
+    "hash_values_one_seed",
 ]
 
 #: splitmix64's increment (the odd integer closest to 2**64 / golden ratio)
@@ -185,3 +187,36 @@ def hash_values(seeds: np.ndarray, values, m: int, d_prime: int) -> np.ndarray:
     chunks = to_chunks32(vals, m)
     assert chunks.shape[1] == n_chunks(m)
     return reduce_to_range(hash_u32(seeds, chunks), d_prime)
+
+
+def hash_values_one_seed(seed: int, values, m: int, d_prime: int) -> np.ndarray:
+    """``H_seed(v)`` in ``[d']`` for every value under one seed: :func:`hash_values` with its seeds all ``seed``.
+
+    The coefficients are expanded once rather than once per value (the public hashes of MCM's channels
+    and SFP's puzzle pieces); the sum is the same modulo ``2**64``, so the result is identical.
+
+    ``seed`` is an int in ``[0, 2**64)``; ``values``, ``m`` and ``d_prime`` and the result are
+    :func:`hash_values`'s.
+    """
+    vals = as_values(values, m, name="values", allow_empty=True)
+    b, a = expand_coefficients(np.array([seed], dtype=np.uint64), n_chunks(m))
+    words = vals if vals.ndim == 2 else vals.reshape(-1, 1)
+    return reduce_to_range(_hash_words(np.ascontiguousarray(words), b[0], np.ascontiguousarray(a[:, 0])), d_prime)
+
+
+@njit(cache=True)
+def _hash_words(words, b, a):  # pragma: no cover - compiled
+    # hash_u32 of every row of big-endian words under one seed's coefficients: chunk c of to_chunks32
+    # (from the left) is the half k = C - 1 - c (from the right) of word W - 1 - k // 2
+    n, W = words.shape
+    C = a.shape[0]
+    mask = np.uint64(0xFFFFFFFF)
+    out = np.empty(n, dtype=np.uint64)
+    for r in range(n):
+        acc = b
+        for c in range(C):
+            k = C - 1 - c
+            x = (words[r, W - 1 - k // 2] >> np.uint64(32 * (k % 2))) & mask
+            acc += a[c] * x  # wraps mod 2**64
+        out[r] = acc >> np.uint64(32)
+    return out

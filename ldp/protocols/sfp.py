@@ -59,7 +59,7 @@ from ..core import (
     RangeCandidates,
     RoundInfo,
     channel_hash,
-    join_parts,
+    join_products,
     make_question,
 )
 from ..engines import SupportSource
@@ -152,7 +152,6 @@ class SFP(TwoPhaseProtocol):
     # -- server ----------------------------------------------------------
     def _join(self, kept: list[tuple[np.ndarray, np.ndarray]], widths: list[int]):
         """Candidates: for every hash value found at all positions, the product of its fragments."""
-        P = len(kept)
         common = set(kept[0][0].tolist())
         for hs, _ in kept[1:]:
             common &= set(hs.tolist())
@@ -161,8 +160,7 @@ class SFP(TwoPhaseProtocol):
             return int(np.flatnonzero(hs == h)[0])
         order = sorted(common, key=lambda h: (sum(first_rank(hs, h) for hs, _ in kept), h))
         budget = self.max_candidates
-        cols: list[list[np.ndarray]] = [[] for _ in range(P)]
-        owners = []
+        groups, owners, sizes = [], [], []
         for h in order:
             lists = [fr[hs == h] for hs, fr in kept]  # in rank order
             while np.prod([len(x) for x in lists], dtype=float) > budget and max(len(x) for x in lists) > 1:
@@ -171,18 +169,15 @@ class SFP(TwoPhaseProtocol):
             size = int(np.prod([len(x) for x in lists]))
             if size > budget:
                 break
-            index = np.arange(size)  # every combination, the last position varying fastest (any number of positions)
-            for l in range(P - 1, -1, -1):
-                index, pick = np.divmod(index, len(lists[l]))
-                cols[l].append(lists[l][pick])
-            owners.append(np.full(size, h, dtype=np.uint64))
+            groups.append(lists)  # every combination, the last position varying fastest
+            owners.append(h)
+            sizes.append(size)
             budget -= size
             if budget <= 0:
                 break
         if not owners:
             return None, None
-        vals = join_parts([np.concatenate(c).astype(np.uint64) for c in cols], widths)
-        return vals, np.concatenate(owners)
+        return join_products(groups, widths), np.repeat(np.array(owners, dtype=np.uint64), sizes)
 
     def _aggregate(self, source: SupportSource) -> list[RoundInfo]:
         frag, whole = self._plan_questions(source.plan)
