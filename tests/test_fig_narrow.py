@@ -83,6 +83,22 @@ def test_one_column_checks_the_width():
         pass
 
 
+def test_one_column_lays_the_figure_out_without_drawing_it_until_its_height_settles():
+    """The phone layout runs the figure's layout engine alone (no draw event) and stops at a settled height."""
+    fig = _facets()
+    fig.canvas.draw()
+    page = [float(np.clip(ax.get_position().height * fig.get_size_inches()[1], 1.3, 2.6)) for ax in fig.axes]
+    draws: list = []
+    fig.canvas.mpl_connect("draw_event", draws.append)
+    with one_column(fig):
+        assert not draws, "the phone layout drew the figure"
+        height = fig.get_size_inches()[1]
+        fig.get_layout_engine().execute(fig)  # another round of the layout at this height
+        plotted = sum(ax.get_position().height for ax in fig.axes) * height
+        assert round(height - plotted + sum(page), 2) == height, "the height had not settled"
+    assert not draws
+
+
 def test_save_figure_writes_the_phone_layout_readable_on_a_phone(tmp_path: Path):
     out = save_figure(_facets(), "fig-six", data=pd.DataFrame({"x": [1]}), folder=tmp_path)
     assert out["narrow"] == tmp_path / f"fig-six{NARROW_SUFFIX}.svg"

@@ -84,6 +84,22 @@ def _unhide_shared_labels(ax, name: str, group: list, undo: list) -> None:
         _relabel(label, donor.get_text(), True)
 
 
+def _lay_out(fig: Figure) -> None:
+    """Place ``fig``'s axes as drawing it would, without drawing it: its layout engine run alone.
+
+    (Where the axes are is all the phone layout reads between its layouts; a drawing of the whole figure
+    on top of the layout, its marks and texts to a renderer that keeps nothing, cost as much again.
+    Without a layout engine nothing moves the axes, so there it draws, as before.)
+    """
+    engine = fig.get_layout_engine()
+    if engine is None:
+        fig.draw_without_rendering()
+        return
+    if fig.axes:
+        with contextlib.suppress(ValueError):  # as Figure.draw runs the engine: it may refuse a size
+            engine.execute(fig)
+
+
 def _fits(leg, width: float) -> bool:
     fig = leg.get_figure()
     return leg.get_window_extent(fig.canvas.get_renderer()).width <= 0.98 * width * fig.dpi
@@ -125,6 +141,9 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
     legends take as many columns as fit; a figure text too wide wraps.  The figure is drawn as before
     when the block ends.
 
+    The figure is not drawn here: its layout engine alone places the axes (to read the panels' heights, at the
+    new size, and three more times while the height settles); saving it inside the block draws it.
+
     Parameters
     ----------
     fig : matplotlib.figure.Figure
@@ -136,7 +155,7 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
         raise ValueError(f"width must be > 0 inches, got {width!r}")
     undo: list = []
     size = fig.get_size_inches().copy()
-    fig.draw_without_rendering()
+    _lay_out(fig)
     groups = _panels(fig)
     specs = {id(ax): (ax, ax.get_subplotspec()) for group in groups for ax in group}
     swapped: list[tuple[int, Legend]] = []
@@ -156,13 +175,13 @@ def one_column(fig: Figure, *, width: float = NARROW_WIDTH) -> Iterator[Figure]:
             t.set_wrap(True)
         height = sum(heights) + float(size[1])  # a first guess; the layout below sets the rest
         fig.set_size_inches(width, height)
-        fig.draw_without_rendering()
+        _lay_out(fig)
         swapped = _fit_legends(fig, width)
         for _ in range(3):  # the room that is not plotting area (titles, ticks, legends) stays the same
             drawn = sum(g[0].get_position().height for g in groups) * height
             height = round(max(height - drawn, 0.0) + sum(heights), 2)  # rounded: the same file every time
             fig.set_size_inches(width, height)
-            fig.draw_without_rendering()
+            _lay_out(fig)
         yield fig
     finally:
         for action in reversed(undo):
