@@ -191,7 +191,7 @@ def test_unheld_positions_equal_the_per_block_loop(bsize, nb, held):
         got = np.minimum(g.integers(0, 4, nb), N0)
         drawn = np.flatnonzero(got)
         ordinals = [g.choice(int(N0[b]), int(got[b]), replace=False) for b in drawn]
-        pos = unheld_positions(nz_idx, bsize, nb, drawn, got[drawn], ordinals)
+        pos = unheld_positions(nz_idx, bsize, drawn, got[drawn], ordinals)
         np.testing.assert_array_equal(pos, _unheld_loop(nz_idx, bsize, nb, drawn, got[drawn], ordinals))
         assert not np.isin(pos, nz_idx).any() and np.unique(pos).shape[0] == pos.shape[0]
 

@@ -32,6 +32,14 @@ def _general(t, q, idx, cnt, cands):
     return pos[o], total[o]
 
 
+def _check_rows(lookup, data, t, q, cands, rng):
+    """``lookup`` against the general path for every distinct value and for a random third of them (one row)."""
+    every = np.arange(data.n_distinct)
+    row = np.sort(rng.choice(data.n_distinct, size=data.n_distinct // 3, replace=False))
+    for idx, cnt in ((every, data.distinct_counts), (row, rng.integers(0, 3, row.shape[0]))):
+        _same(lookup(t, idx, cnt, cands), _general(t, q, idx, cnt, cands))
+
+
 @pytest.mark.parametrize("m", [24, 64, 100, 160])
 @pytest.mark.parametrize("eta", [1, 4, 10])
 def test_extension_counts_equal_the_general_path(m, eta):
@@ -46,13 +54,7 @@ def test_extension_counts_equal_the_general_path(m, eta):
         pick = rng.random(held_parents.shape[0]) < 0.5  # some parents held, some not, plus random ones
         parents = sort_unique(np.concatenate([held_parents[pick],
                                               ldp.values.uniform(50, width - eta, rng=rng)]))
-        cands = ExtendCandidates(parents, width - eta, eta)
-        every = np.arange(data.n_distinct)
-        row = np.sort(rng.choice(data.n_distinct, size=data.n_distinct // 3, replace=False))
-        for idx, cnt in ((every, data.distinct_counts), (row, rng.integers(0, 3, row.shape[0]))):
-            got = extension_counts(t, idx, cnt, cands)
-            want = _general(t, q, idx, cnt, cands)
-            _same(got, want)
+        _check_rows(extension_counts, data, t, q, ExtendCandidates(parents, width - eta, eta), rng)
 
 
 def test_extension_counts_needs_a_prefix_tally():
@@ -74,11 +76,6 @@ def test_explicit_counts_equal_the_general_path(m):
         # the last answer too: its values run to the end of the distinct values
         cands = ExplicitCandidates(np.concatenate([held, t.unique[-1:], ldp.values.uniform(40, width, rng=rng)]),
                                    width)
-        every = np.arange(data.n_distinct)
-        row = np.sort(rng.choice(data.n_distinct, size=data.n_distinct // 3, replace=False))
-        for idx, cnt in ((every, data.distinct_counts), (row, rng.integers(0, 3, row.shape[0]))):
-            got = explicit_counts(t, idx, cnt, cands)
-            want = _general(t, q, idx, cnt, cands)
-            _same(got, want)
+        _check_rows(explicit_counts, data, t, q, cands, rng)
     none = ExplicitCandidates(np.zeros(0, dtype=t.unique.dtype).reshape((0,) + t.unique.shape[1:]), m)
-    assert explicit_counts(t, every, data.distinct_counts, none)[0].shape == (0,)
+    assert explicit_counts(t, np.arange(data.n_distinct), data.distinct_counts, none)[0].shape == (0,)

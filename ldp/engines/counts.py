@@ -313,7 +313,7 @@ class CountSupport(SupportSource):
         got, zval = iid_binomial_top(N0, n_zero, o.q, K, rng=self.draw, min_support=min_support, extra=extra)
         drawn = np.flatnonzero(got)  # which of its block's unheld candidates each drawn support belongs to
         ordinals = [self.draw.choice(n0, g, replace=False) for n0, g in zip(N0[drawn].tolist(), got[drawn].tolist())]
-        z_idx = unheld_positions(nz_idx, bsize, nb, drawn, got[drawn], ordinals)
+        z_idx = unheld_positions(nz_idx, bsize, drawn, got[drawn], ordinals)
         all_idx = np.concatenate([nz_idx, z_idx])
         all_sup = np.concatenate([hold + non, zval]).astype(np.int64)
         keys = np.asarray(self.rng.random(all_idx.shape[0]))
@@ -484,11 +484,11 @@ class CountSupport(SupportSource):
         return out
 
 
-def unheld_positions(nz_idx: np.ndarray, bsize: int, nb: int, blocks: np.ndarray, counts: np.ndarray,
-                      ordinals: list) -> np.ndarray:
+def unheld_positions(nz_idx: np.ndarray, bsize: int, blocks: np.ndarray, counts: np.ndarray,
+                     ordinals: list) -> np.ndarray:
     """Positions in the candidate set of unheld candidates given by their ordinals within their blocks.
 
-    The set is ``nb`` blocks of ``bsize`` consecutive candidates; ``nz_idx``
+    The set is blocks of ``bsize`` consecutive candidates; ``nz_idx``
     (sorted) are the held ones.  ``ordinals[i]`` (``counts[i]`` of them) are
     ordinals among the unheld candidates of block ``blocks[i]``: the
     ``o``-th unheld candidate of block ``b`` is ``b * bsize + o`` plus the held
