@@ -56,6 +56,17 @@ SOURCES = markdown_sources()
 # --------------------------------------------------------------------------- #
 # the list of the paper's numbers
 # --------------------------------------------------------------------------- #
+
+def test_load_reads_each_version_of_the_file_and_hands_out_copies(tmp_path):
+    """The list is parsed once per version of the file (a build asks for it once per unresolved reference)."""
+    path = tmp_path / "numbers.yml"
+    path.write_text("figures:\n  - {number: 5, book: {fig-a: c06}}\n", encoding="utf-8")
+    first = ldp_numbers.load(path)
+    first["figures"][0]["book"]["fig-b"] = "c07"  # a caller's change stays its own
+    assert ldp_numbers.load(path)["figures"] == [{"number": 5, "book": {"fig-a": "c06"}}]
+    path.write_text("figures:\n  - {number: 6, book: {}}\n", encoding="utf-8")
+    assert ldp_numbers.load(path)["figures"] == [{"number": 6, "book": {}}]
+
 def test_the_list_has_the_papers_figures_and_equations():
     assert [e["number"] for e in DATA["figures"]] == list(range(1, 10))
     assert [e["number"] for e in DATA["equations"]] == list(range(1, 7))

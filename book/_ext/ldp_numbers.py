@@ -32,6 +32,8 @@ that the series' order, read from Sphinx's numbers, is the book order there too.
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +63,16 @@ def load(path: Path = DATA) -> dict[str, list[dict]]:
     """The paper's numbers (``paper_numbers.yml``), every kind present (possibly empty).
 
     A figure's or equation's ``book`` is ``{book label: its chapter}`` (empty if not reproduced).
+    The file is parsed once per version of it (a build asks for it once per unresolved reference);
+    each caller gets its own copy.
     """
+    stat = path.stat()
+    return copy.deepcopy(_parsed(path, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: Path, mtime_ns: int, size: int) -> dict[str, list[dict]]:
+    """:func:`load`'s parse of ``path`` as it is at (``mtime_ns``, ``size``)."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     out = {kind: list(data.get(kind) or []) for kind in KINDS}
     for kind in FIGTYPES:
