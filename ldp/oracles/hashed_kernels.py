@@ -74,17 +74,19 @@ def _popcount(typingctx, x):
 
 
 @njit(inline="always", cache=True)
-def _hr_ok(u, yb, yt, bm1, sh, lowmask):
-    """HR: whether a report (block ``yb``, position ``yt`` of its symbol) supports the cell of hash word ``u``.
+def _hr_ok(u, ybs, yt, bm1, sh, lowmask):
+    """HR: whether a report (block ``yb = ybs >> sh``, position ``yt`` of its symbol) supports the cell of word ``u``.
 
-    ``h = (u B (b-1)) >> 32`` is split without a division: with ``B = 2^beta``,
-    ``blk = u >> (32 - beta)`` and ``row - 1 = ((u mod 2^(32-beta)) (b-1)) >> (32 - beta)``
-    (exactly ``h // (b-1)`` and ``h % (b-1)``).  ``bm1 = b - 1`` comes as ``uint32`` so that LLVM
-    knows the product's factors are below ``2**32`` (one ``vpmuludq``).
+    ``h = (u B (b-1)) >> 32`` is split without a division: with ``B = 2^beta`` and ``sh = 32 - beta``,
+    ``blk = u >> sh`` and ``row - 1 = ((u mod 2^sh) (b-1)) >> sh`` (exactly ``h // (b-1)`` and
+    ``h % (b-1)``).  With ``z = u ^ (yb << sh)``, ``blk == yb`` iff ``z < 2^sh``, and then ``z = u mod 2^sh``.
+    ``bm1 = b - 1`` comes as ``uint32`` so that LLVM knows the product's factors are below ``2**32`` (one
+    ``vpmuludq``).
     """
-    row = (((u & lowmask) * np.uint64(bm1)) >> sh) + np.uint64(1)
+    z = u ^ ybs
+    row = ((z * np.uint64(bm1)) >> sh) + np.uint64(1)  # z < 2**32: no overflow
     ones = _popcount(row & yt)  # type: ignore[call-arg, var-annotated]  # numba supplies the typing context
-    return ((u >> sh) == yb) & ((ones & np.uint64(1)) == np.uint64(0))
+    return (z <= lowmask) & ((ones & np.uint64(1)) == np.uint64(0))
 
 
 @njit(inline="always", cache=True)
@@ -255,7 +257,7 @@ def _part(seeds, ys, words, nw, cands, d, mode, b, log2b, beta, r_lo, r_hi, c_lo
                 A[c, k] = mix64(s)
             if mode == MODE_HR:
                 y = np.uint64(ys[start + k])
-                YB[k] = y >> lb
+                YB[k] = (y >> lb) << sh  # the symbol's block, shifted as the hash word's
                 YT[k] = y & tmask
         wblk = words[start * nw:stop * nw] if mode == MODE_CMS else words  # indices below 2**32
         for ci in range(c_lo, c_hi, 4):
