@@ -35,11 +35,13 @@ The kernel evaluates every (report, candidate) pair, as OLH's does
   when there are too few report blocks.  Counts are integers, so the result
   does not depend on the number of threads or the split.
 
-CPU per pair (``benchmarks/check_identical_hashed.py --time``, 12,500 reports x
-65,536 candidates, 2 threads on an AMD EPYC with AVX-512): HR 0.30 ns (1 chunk)
-and 0.35 ns (2 chunks), was 0.75 and 0.97 ns; CMS ``w = 1024`` 0.67 and 0.72 ns,
-was 0.95 and 1.2 ns.  OLH's kernel does about 0.15 ns.  The count engine
-(:mod:`ldp.engines`) is the fast path for experiments.
+CPU per pair (``benchmarks/check_identical_hashed.py --time``: 12,500 reports x
+65,536 candidates, 2 threads, AMD EPYC with AVX-512; results in
+``benchmarks/results/hashed_kernel.txt``): HR 0.29 ns with 1 chunk and 0.34 ns
+with 2 (was 0.65-0.71 and 0.79-0.94 ns); CMS ``w = 1024`` 0.63-0.66 ns and
+0.72-0.79 ns (was 0.77-0.83 and 0.91-1.1 ns), most of it the gathered load;
+OLH's kernel does about 0.15 ns.  The count engine (:mod:`ldp.engines`) is the
+fast path for experiments.
 """
 from __future__ import annotations
 
