@@ -340,7 +340,7 @@ def hashed_support(seeds: np.ndarray, cand_chunks: np.ndarray, d: int, mode: int
     mode : int
         :data:`MODE_HR` or :data:`MODE_CMS`.
     ys : numpy.ndarray, optional
-        HR output symbols ``(n,)``.
+        HR output symbols ``(n,)``, in ``[0, blocks * b)`` (as :class:`ldp.oracles.hr.HRReports` checks).
     bits : numpy.ndarray, optional
         CMS packed bit vectors ``(n, ceil(w / 8))`` (``uint8``).
     b : int
