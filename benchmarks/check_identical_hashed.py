@@ -6,7 +6,7 @@ candidates (both modes; 1, 2 and 3 chunks of 32 bits; HR's block sizes 2 to 256 
 report counts around the kernel's block size, so partial blocks and parts are exercised) and pickles the
 counts; ``--compare FILE`` computes them again and checks each array is equal.  ``--time`` measures CPU per
 call (:func:`time.process_time`, all threads) at chapter 08's sizes: 12,500 reports (100,000 users in 8
-groups) and 65,536 candidates of 64 bits.
+groups) and 65,536 candidates of 64 bits (2 chunks) or 32 bits (1 chunk, SFP's fragment pairs).
 
 Usage::
 
@@ -55,13 +55,17 @@ def timing(reps: int) -> None:
     cands = rng.integers(0, 2**32, (2, n_cand), dtype=np.uint32)
     calls = {"CMS w=1024": dict(d=1024, mode=MODE_CMS, bits=rng.integers(0, 256, (n, 128), dtype=np.uint8)),
              "HR b=64 B=64": dict(d=64 * 63, mode=MODE_HR, ys=rng.integers(0, 4096, n, dtype=np.uint64), b=64,
-                                  blocks=64)}
-    for name, kw in calls.items():
-        hashed_support(seeds[:10], cands[:, :4], **kw)  # compiled (or loaded) first
-        t = time.process_time()
-        for _ in range(reps):
-            hashed_support(seeds, cands, **kw)
-        print(f"{name}: {(time.process_time() - t) / reps:.3f} s CPU per call ({n} reports x {n_cand} candidates)")
+                                  blocks=64),
+             "HR b=64 B=1": dict(d=63, mode=MODE_HR, ys=rng.integers(0, 64, n, dtype=np.uint64), b=64, blocks=1)}
+    # 2 chunks: whole 64-bit values; 1 chunk: SFP's fragment pairs (chapter 08's costliest calls)
+    for chunks in (2, 1):
+        for name, kw in calls.items():
+            hashed_support(seeds[:10], cands[:chunks, :4], **kw)  # compiled (or loaded) first
+            t = time.process_time()
+            for _ in range(reps):
+                hashed_support(seeds, cands[:chunks], **kw)
+            print(f"{name}, C={chunks}: {(time.process_time() - t) / reps:.3f} s CPU per call "
+                  f"({n} reports x {n_cand} candidates)")
 
 
 def main(argv=None) -> int:
