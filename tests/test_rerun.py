@@ -392,16 +392,3 @@ def _glue(executed: nbformat.NotebookNode) -> dict[str, str]:
             if name:
                 out[name] = json.dumps(o.get("data"), sort_keys=True)
     return out
-
-
-def test_the_build_starts_the_longest_chapters_first():
-    """make book starts chapter 06 before 08 (which reads 06's runs) and the long chapters before the short ones."""
-    from ldp.book.rerun.build import LONGEST_FIRST, start_order
-
-    order = [p.stem for p in start_order(list(NOTEBOOKS))]
-    assert sorted(order) == sorted(p.stem for p in NOTEBOOKS)  # every chapter, once
-    assert set(LONGEST_FIRST) <= set(order), "LONGEST_FIRST names a chapter that does not exist"
-    assert order[:len(LONGEST_FIRST)] == list(LONGEST_FIRST)
-    assert order.index("06_evaluation") < order.index("08_after_pem")
-    rest = [stem for stem in order if stem not in LONGEST_FIRST]
-    assert rest == sorted(rest)  # the others in book order

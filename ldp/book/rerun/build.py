@@ -30,29 +30,12 @@ from .notebooks import NotebookError, notebook_title, rerun_example, source_note
 from .parameters import ParameterError, notebook_parameters, parse_assignments, quick_parameters, resolve_parameters
 from .run import command_line
 
-__all__ = ["PINS", "LONGEST_FIRST", "mode_parameters", "cache_key", "start_order", "Result", "run_all", "stage",
-           "params_markdown", "write_params_page", "run_facts"]
+__all__ = ["PINS", "mode_parameters", "cache_key", "Result", "run_all", "stage", "params_markdown",
+           "write_params_page", "run_facts"]
 
 #: files besides the ldp sources whose change invalidates every cached execution (the chapter on
 #: scale plots the committed output of benchmarks/bench_scale.py)
 PINS = ("requirements.txt", "pyproject.toml", "benchmarks/results/bench_scale.csv")
-
-
-#: the chapters that take longest (their grids), started first when notebooks run side by side, so that the
-#: short chapters fill the end of the build instead of one long chapter running alone; chapter 06 before 08,
-#: which reads 06's PEM, MCM and SPM runs from the results cache
-LONGEST_FIRST = ("06_evaluation", "09_malicious_users", "08_after_pem", "05_validation", "10_scale",
-                 "07_evaluation_more")
-
-
-def start_order(notebooks: list[Path]) -> list[Path]:
-    """The order in which :func:`run_all` starts ``notebooks``: :data:`LONGEST_FIRST`, then the others in book order.
-
-    Only the build's duration depends on it: every run is seeded by its grid point, and a point two chapters
-    ask for at once is computed once (:class:`ldp.experiments.cache.PointLocks`).
-    """
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    return sorted(notebooks, key=lambda nb: rank.get(nb.stem, len(rank)))  # sorted is stable: book order after
 
 
 def mode_parameters(nb_path: Path, quick: bool) -> dict:
@@ -180,7 +163,7 @@ def run_all(quick: bool, jobs: int, force: bool, only: list[str] | None,
         store.save_parameters(name, chapter_values)
 
     todo, results = [], []
-    for nb in start_order(notebooks):
+    for nb in notebooks:
         key = cache_key(nb, params[nb.stem])
         entry = manifest.get(nb.stem)
         done = cache / "notebooks" / nb.name
