@@ -179,6 +179,10 @@ def test_entries_are_autodoc_or_constants():
     const = ldp_api.entry_lines("ldp.values", "MAX_BITS")
     assert const[:3] == [".. py:data:: MAX_BITS", "   :module: ldp.values", "   :value: 4096"]
     assert any("largest supported width" in line for line in const)
+    # a constant whose repr is only a memory address (a colour map) shows its doc comment without it
+    ramp = ldp_api.entry_lines("ldp.book.plotting", "SERIES_RAMP")
+    assert ramp[:2] == [".. py:data:: SERIES_RAMP", "   :module: ldp.book.plotting"]
+    assert not any(" at 0x" in line for line in ramp) and any("YlOrBr" in line for line in ramp)
 
 
 # --------------------------------------------------------------------------- #

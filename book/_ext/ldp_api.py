@@ -70,6 +70,7 @@ _MISSING = object()
 _CODE_NAME = re.compile(r"^(ldp(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\(.*\))?$")
 _PY_ROLE = re.compile(r":(?:py:)?(mod|func|class|meth|attr|data|obj|exc|const):`([^`<]+)`")
 _VALUE_WIDTH = 70  # longer values (tables, mappings) are left to the doc comment
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>$")  # the end of an object's default repr
 
 
 class APIError(ValueError):
@@ -253,8 +254,12 @@ def _ldp_bases(cls: type) -> bool:
 
 
 def _value(obj: Any) -> str | None:
+    """A constant's value as its entry shows it: its ``repr``, unless that is long, on several lines or an
+    object's default ``repr`` (``<... object at 0x...>``: a memory address, different in every build)."""
     text = repr(obj)
-    return text if len(text) <= _VALUE_WIDTH and "\n" not in text else None
+    if len(text) > _VALUE_WIDTH or "\n" in text or _ADDRESS.search(text):
+        return None
+    return text
 
 
 def entry_lines(modname: str, name: str) -> list[str]:
