@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from .kernels import mix64  # splitmix64's output function, shared with OLH's kernel
+from .kernels import mix64, parallel_parts  # splitmix64's output function and the parallel split, as OLH's
 
 __all__ = ["hashed_support", "MODE_HR", "MODE_CMS"]
 
@@ -362,15 +362,7 @@ def hashed_support(seeds: np.ndarray, cand_chunks: np.ndarray, d: int, mode: int
     else:
         ys = np.zeros(n, dtype=np.uint64)
         words, nw = _words(np.ascontiguousarray(bits, dtype=np.uint8))
-    threads = numba.get_num_threads()
-    n_blocks = -(-n // _BLOCK)
-    nc = cands.shape[1]
-    # as OLH's kernel: split the reports (each report's coefficients expanded once) when there are
-    # enough blocks to keep every thread busy, else the candidates
-    if n_blocks >= 2 * threads or nc < 4 * threads:
-        rep_parts, cand_parts = max(1, min(2 * threads, n_blocks)), 1
-    else:
-        rep_parts, cand_parts = 1, 2 * threads
+    rep_parts, cand_parts = parallel_parts(n, cands.shape[1], block=_BLOCK, threads=numba.get_num_threads())
     log2b = max(0, int(b).bit_length() - 1)
     beta = max(0, int(blocks).bit_length() - 1)
     return _support(seeds, ys, words, nw, cands, int(d), int(mode), int(b), log2b, beta, rep_parts, cand_parts)

@@ -44,7 +44,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["olh_support", "olh_indicators", "mix64", "DEFAULT_BLOCK"]
+__all__ = ["olh_support", "olh_indicators", "mix64", "parallel_parts", "DEFAULT_BLOCK"]
 
 #: reports per block (coefficients of one block fit in L1/L2)
 DEFAULT_BLOCK = 2048
@@ -378,18 +378,26 @@ def olh_support(seeds: np.ndarray, ys: np.ndarray, cand_chunks: np.ndarray, d_pr
     threads = int(threads or numba.get_num_threads())
     if split not in ("auto", "reports", "candidates"):
         raise ValueError(f"split must be 'auto', 'reports' or 'candidates', got {split!r}")
-    n_blocks = -(-n // block)
-    if split == "auto":
-        # splitting reports expands each report's coefficients once; it needs
-        # enough blocks to keep every thread busy
-        split = "reports" if (n_blocks >= 2 * threads or nc < 4 * threads) else "candidates"
-    if split == "candidates":
-        rep_parts, cand_parts = 1, min(nc, 2 * threads if threads > 1 else 1)
-    else:
-        rep_parts, cand_parts = max(1, min(2 * threads, n_blocks)), 1
+    rep_parts, cand_parts = parallel_parts(n, nc, block=block, threads=threads, split=split)
     lo_tab = _lo_table(int(d_prime))
     dp = np.uint64(d_prime)
     return _support(seeds, ys, cands, dp, lo_tab, block, rep_parts, cand_parts)
+
+
+def parallel_parts(n: int, n_candidates: int, *, block: int, threads: int, split: str = "auto") -> tuple[int, int]:
+    """How a (report, candidate) support kernel splits its work: ``(report parts, candidate parts)``.
+
+    Splitting the reports expands each report's hash coefficients once; it needs enough blocks of
+    ``block`` reports to keep every thread busy, so ``"auto"`` splits the candidates instead when the
+    blocks are fewer than ``2 threads`` and the candidates at least ``4 threads`` (OLH's kernel here and
+    the hashed oracles' in :mod:`ldp.oracles.hashed_kernels`).
+    """
+    n_blocks = -(-n // block)
+    if split == "auto":
+        split = "reports" if (n_blocks >= 2 * threads or n_candidates < 4 * threads) else "candidates"
+    if split == "candidates":
+        return 1, min(n_candidates, 2 * threads if threads > 1 else 1)
+    return max(1, min(2 * threads, n_blocks)), 1
 
 
 #: hash ranges up to this size use a table of bin boundaries instead of divisions
