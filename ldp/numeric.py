@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["largest_remainder", "readonly"]
+__all__ = ["largest_remainder", "readonly", "kernel_input"]
 
 
 def largest_remainder(total: int, weights: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -44,3 +44,29 @@ def readonly(a: np.ndarray) -> np.ndarray:
     """Mark ``a`` read-only (in place) and return it: shared arrays that no caller may change."""
     a.flags.writeable = False
     return a
+
+
+def kernel_input(a, dtype=None) -> np.ndarray:
+    """``a`` as a C-contiguous, read-only array of ``dtype`` for a compiled kernel; ``a`` itself is unchanged.
+
+    numba compiles one specialisation of a kernel per writeable flag of each array argument.  A kernel
+    that is called with a data set's read-only arrays and with fresh writeable ones would be compiled twice
+    (up to 16 s each for the largest kernels, in every process that meets the second kind first); passing
+    every input through here gives it one type.  No copy when ``a`` already has the layout and dtype: the
+    result is then a read-only view.
+
+    Parameters
+    ----------
+    a : array_like
+    dtype : numpy.dtype, optional
+        Default: ``a``'s.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    out = np.ascontiguousarray(a, dtype=dtype)
+    if out.flags.writeable:
+        out = out.view()
+        out.flags.writeable = False
+    return out

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from ..core import ExplicitCandidates, ExtendCandidates
+from ..numeric import kernel_input
 from ..values import match_sorted
 from .tallies import AnswerTally
 
@@ -55,8 +56,8 @@ def extension_counts(t: AnswerTally, idx: np.ndarray, cnt: np.ndarray,
         raise ValueError("extension_counts needs the tally of a prefix question (sorted distinct answers)")
     unique = t.unique if t.unique.ndim == 2 else t.unique.reshape(-1, 1)
     parents = cands.parents if cands.parents.ndim == 2 else cands.parents.reshape(-1, 1)
-    return _lookup(np.ascontiguousarray(idx), np.ascontiguousarray(cnt), t.inverse, unique,
-                  np.ascontiguousarray(parents), cands.eta)
+    return _lookup(kernel_input(idx), kernel_input(cnt), kernel_input(t.inverse), kernel_input(unique),
+                   kernel_input(parents), cands.eta)
 
 
 
@@ -79,7 +80,7 @@ def explicit_counts(t: AnswerTally, idx: np.ndarray, cnt: np.ndarray,
     end = np.where(nxt < t.starts.shape[0], t.starts[np.minimum(nxt, t.starts.shape[0] - 1)], t.inverse.shape[0])
     lo = np.searchsorted(idx, first)
     hi = np.searchsorted(idx, end)
-    return _run_sums(found, lo, hi, np.ascontiguousarray(cnt))
+    return _run_sums(kernel_input(found), kernel_input(lo), kernel_input(hi), kernel_input(cnt))
 
 
 @njit(cache=True)

@@ -91,6 +91,7 @@ from typing import Any
 
 import numpy as np
 
+from ..numeric import kernel_input
 from ..randomness import Coins
 from ..validation import check_epsilon, check_int, check_rng
 from ..values import as_values, n_chunks
@@ -386,7 +387,7 @@ class FLH(HashedOracle[FLHReports]):
         elif reports.params != self.params:
             self.check_reports(reports)  # raises: the parameters differ
         out = np.zeros(self.tally_shape, dtype=np.int64)
-        tally_into(reports.index, reports.y, np.int64(self.d_prime), out)
+        tally_into(kernel_input(reports.index), kernel_input(reports.y), np.int64(self.d_prime), out)
         return out
 
     def support_from_tally(self, table: np.ndarray, candidates) -> np.ndarray:

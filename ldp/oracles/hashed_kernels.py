@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from ..numeric import kernel_input
 from .kernels import mix64, parallel_parts  # splitmix64's output function and the parallel split, as OLH's
 
 __all__ = ["hashed_support", "MODE_HR", "MODE_CMS"]
@@ -353,15 +354,16 @@ def hashed_support(seeds: np.ndarray, cand_chunks: np.ndarray, d: int, mode: int
     numpy.ndarray
         ``int64`` ``(n_candidates,)``.
     """
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    cands = np.ascontiguousarray(cand_chunks, dtype=np.uint32)
+    seeds = kernel_input(seeds, np.uint64)
+    cands = kernel_input(cand_chunks, np.uint32)
     n = seeds.shape[0]
     if mode == MODE_HR:
-        ys = np.ascontiguousarray(ys, dtype=np.uint64)
-        words, nw = np.zeros(1, dtype=np.uint32), 0
+        ys = kernel_input(ys, np.uint64)
+        words, nw = kernel_input(np.zeros(1, dtype=np.uint32)), 0
     else:
-        ys = np.zeros(n, dtype=np.uint64)
-        words, nw = _words(np.ascontiguousarray(bits, dtype=np.uint8))
+        ys = kernel_input(np.zeros(n, dtype=np.uint64))
+        words, nw = _words(kernel_input(bits, np.uint8))
+        words = kernel_input(words)
     rep_parts, cand_parts = parallel_parts(n, cands.shape[1], block=_BLOCK, threads=numba.get_num_threads())
     log2b = max(0, int(b).bit_length() - 1)
     beta = max(0, int(blocks).bit_length() - 1)

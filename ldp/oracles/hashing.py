@@ -65,6 +65,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..numeric import kernel_input
 from ..values import as_values, n_chunks, to_chunks32
 
 __all__ = [
@@ -201,7 +202,7 @@ def hash_values_one_seed(seed: int, values, m: int, d_prime: int) -> np.ndarray:
     vals = as_values(values, m, name="values", allow_empty=True)
     b, a = expand_coefficients(np.array([seed], dtype=np.uint64), n_chunks(m))
     words = vals if vals.ndim == 2 else vals.reshape(-1, 1)
-    return reduce_to_range(_hash_words(np.ascontiguousarray(words), b[0], np.ascontiguousarray(a[:, 0])), d_prime)
+    return reduce_to_range(_hash_words(kernel_input(words), b[0], kernel_input(a[:, 0])), d_prime)
 
 
 @njit(cache=True)

@@ -44,6 +44,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ..numeric import kernel_input
+
 __all__ = ["olh_support", "olh_indicators", "mix64", "parallel_parts", "DEFAULT_BLOCK"]
 
 #: reports per block (coefficients of one block fit in L1/L2)
@@ -369,9 +371,9 @@ def olh_support(seeds: np.ndarray, ys: np.ndarray, cand_chunks: np.ndarray, d_pr
     numpy.ndarray
         ``int64`` ``(n_candidates,)``.
     """
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    ys = np.ascontiguousarray(ys, dtype=np.uint32)
-    cands = np.ascontiguousarray(cand_chunks, dtype=np.uint32)
+    seeds = kernel_input(seeds, np.uint64)
+    ys = kernel_input(ys, np.uint32)
+    cands = kernel_input(cand_chunks, np.uint32)
     n = seeds.shape[0]
     C, nc = cands.shape
     block = int(block or DEFAULT_BLOCK)
@@ -464,9 +466,9 @@ def olh_indicators(seeds: np.ndarray, ys: np.ndarray, cand_chunks: np.ndarray, d
     Same arguments as :func:`olh_support`; returns a ``bool`` array of shape
     ``(n_candidates, n)`` whose row sums are :func:`olh_support`.
     """
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    ys = np.ascontiguousarray(ys, dtype=np.uint32)
-    cands = np.ascontiguousarray(cand_chunks, dtype=np.uint32)
+    seeds = kernel_input(seeds, np.uint64)
+    ys = kernel_input(ys, np.uint32)
+    cands = kernel_input(cand_chunks, np.uint32)
     n = seeds.shape[0]
     block = int(block or DEFAULT_BLOCK)
     # parts aligned to whole blocks; up to 2 per thread
