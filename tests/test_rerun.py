@@ -264,6 +264,14 @@ def test_save_figure_shows_the_figure(tmp_path, monkeypatch):
     save_figure(fig, "b", data=data, folder=tmp_path)
     assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "b.svg").is_file()
+    # the phone layout is for the book's pages; a rerun's page is the notebook, with the PNG
+    assert (tmp_path / "a-narrow.svg").is_file() and not (tmp_path / "b-narrow.svg").exists()
+    fig, ax = plt.subplots(layout="constrained")
+    ax.plot([0, 1])
+    engine = fig.get_layout_engine()
+    save_figure(fig, "c", data=data, folder=tmp_path, close=False, narrow=True)  # asked for: made
+    assert len(shown) == 2 and (tmp_path / "c-narrow.svg").is_file()
+    assert fig.get_layout_engine() is engine  # the PNG is drawn without a new layout, then the engine is back
 
 
 def test_readable_markdown_pastes_glue_and_figure_captions():

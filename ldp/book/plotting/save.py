@@ -2,8 +2,10 @@
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +118,8 @@ def write_figure_data(data, target: str | Path, *, name: str | None = None) -> P
 
 
 def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None = None,
-                formats: tuple[str, ...] = ("svg", "pdf"), close: bool = True, narrow: bool = True) -> dict[str, Path]:
+                formats: tuple[str, ...] = ("svg", "pdf"), close: bool = True,
+                narrow: bool | None = None) -> dict[str, Path]:
     """Save ``fig`` as ``<folder>/<name>.<fmt>`` for each format, its data as ``<name>.csv`` and, for the
     book's pages on a phone, its panels in one column as ``<name>-narrow.svg`` (:func:`.narrow.one_column`).
 
@@ -140,9 +143,10 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
         Close the figure afterwards (so the notebook shows it only through the
         book's ``{figure}`` directive).  With ``$LDP_SHOW_FIGURES`` set
         (``python -m ldp rerun``) it is also shown in the notebook's output, as a PNG.
-    narrow : bool
+    narrow : bool, optional
         Also save the phone layout ``<name>-narrow.svg`` (when ``"svg"`` is one of ``formats``); the
-        figure is laid out as before afterwards.
+        figure is laid out as before afterwards.  Default: for the book's pages, that is unless
+        ``$LDP_SHOW_FIGURES`` is set (a rerun's page is the notebook itself, with the PNG).
 
     Returns
     -------
@@ -153,14 +157,16 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
     frame = figure_data(data, name)  # check before writing anything
     folder = Path(folder) if folder is not None else figures_dir()
     out = {"csv": write_figure_data(frame, folder / f"{name}.csv", name=name)}
+    shown = bool(os.environ.get(SHOW_FIGURES_ENV))
     for fmt in formats:
         target = folder / f"{name}.{fmt}"
         with atomic_path(target) as tmp, plt.rc_context(_REPRODUCIBLE):
             fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=_NO_DATE.get(fmt))
         out[fmt] = target
-    if os.environ.get(SHOW_FIGURES_ENV):
-        _show_png(fig)
-    if narrow and "svg" in formats:
+    if shown:  # drawn where the last format's layout placed the panels: the layout is most of a save's time
+        with _layout_kept(fig, bool(formats)):
+            _show_png(fig)
+    if (not shown if narrow is None else narrow) and "svg" in formats:
         target = folder / f"{name}{NARROW_SUFFIX}.svg"
         with one_column(fig), atomic_path(target) as tmp, plt.rc_context(_REPRODUCIBLE):
             fig.savefig(tmp, format="svg", bbox_inches="tight", metadata=_NO_DATE["svg"])
@@ -168,6 +174,20 @@ def save_figure(fig, name: str, *, data: pd.DataFrame, folder: str | Path | None
     if close:
         plt.close(fig)
     return out
+
+
+@contextlib.contextmanager
+def _layout_kept(fig, keep: bool) -> Iterator[None]:
+    """While the block runs, ``fig`` is drawn where its last draw placed its panels (its layout engine off)."""
+    engine = fig.get_layout_engine()
+    if not keep or engine is None:
+        yield
+        return
+    fig.set_layout_engine("none")
+    try:
+        yield
+    finally:
+        fig.set_layout_engine(engine)
 
 
 def _show_png(fig) -> None:
