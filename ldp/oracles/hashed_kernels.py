@@ -362,7 +362,7 @@ def hashed_support(seeds: np.ndarray, cand_chunks: np.ndarray, d: int, mode: int
         words, nw = kernel_input(np.zeros(1, dtype=np.uint32)), 0
     else:
         ys = kernel_input(np.zeros(n, dtype=np.uint64))
-        words, nw = _words(kernel_input(bits, np.uint8))
+        words, nw = _words(np.asarray(bits, dtype=np.uint8))
         words = kernel_input(words)
     rep_parts, cand_parts = parallel_parts(n, cands.shape[1], block=_BLOCK, threads=numba.get_num_threads())
     log2b = max(0, int(b).bit_length() - 1)
